@@ -1,0 +1,163 @@
+"""The deterministic reference agent: a stand-in for a competent model, for CI.
+
+It knows the task's reference solution (the files as they must end up) and the initial
+workspace, and pays honest token costs for the observations a model would need: it lists and
+searches before it reads, reads every file before editing it and computes its edits from what
+the read showed, and after a failed macro it looks at the diff and reads what still differs.
+It isolates what this plugin gates (policies, routers, macros and recovery): a run's tokens
+move only when those do. It is not a model, and its numbers say nothing about one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Generator, Mapping, Sequence
+
+from ..tasks import Task
+from ..tools import FINISH, MICRO_TOOLS
+from ..transcript import Message, ToolCall
+from ..workspace import render_diff, solution_files
+
+Script = Generator[ToolCall, str, None]
+
+_TERM = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|'([^'\n]+)'|\b([A-Za-z_][\w]*(?:[./][\w]+)+|[a-z]+_[a-z0-9_]+)\b")
+_DIFF_PATH = re.compile(r"^(?:--- a|\+\+\+ b)/(.+)$", re.MULTILINE)
+
+
+class ReferenceAgent:
+    """Plays one of three scripts, chosen by the tools it is offered: micro, macro, or recovery."""
+
+    def __init__(self, task: Task, initial: Mapping[str, bytes]) -> None:
+        self.task = task
+        self.initial = dict(initial)
+        self.target = _target_files(task, self.initial)
+        self._script: Script | None = None
+        self._offered: frozenset[str] = frozenset()
+
+    def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall:
+        offered = frozenset(t["function"]["name"] for t in tools)
+        if self._script is None or offered != self._offered:
+            self._script = self._choose(offered, started=self._script is not None)
+            self._offered = offered
+            return next(self._script)
+        return self._script.send(messages[-1].content)
+
+    def _choose(self, offered: frozenset[str], started: bool) -> Script:
+        if offered - MICRO_TOOLS.keys():
+            return self._macro(offered)
+        return self._recover() if started else self._micro()
+
+    @property
+    def _to_change(self) -> list[str]:
+        paths = self.initial.keys() | self.target.keys()
+        return sorted(p for p in paths if self.initial.get(p) != self.target.get(p))
+
+    def _micro(self) -> Script:
+        yield ToolCall("list_files", {})
+        anchor = self._search_anchor()
+        if anchor:
+            yield ToolCall("search", {"pattern": anchor})
+        for path in self._to_change:
+            current = None
+            if path in self.initial:
+                current = _parse_read((yield ToolCall("read_file", {"path": path})))
+            yield from _converge(path, current, self.target.get(path))
+        yield from self._test_and_finish()
+
+    def _macro(self, offered: frozenset[str]) -> Script:
+        macro = self.task.macro
+        if macro is not None and macro.skill in offered:
+            yield ToolCall(macro.skill, dict(macro.args))
+        yield ToolCall(FINISH, {})
+
+    def _recover(self) -> Script:
+        diff = yield ToolCall("show_diff", {})
+        touched = set(_DIFF_PATH.findall(diff))
+        for path in sorted(touched | set(self._to_change)):
+            wanted = self.target.get(path)
+            if path not in touched:
+                current = self.initial.get(path)
+            elif render_diff(path, self.initial.get(path), wanted) in diff:
+                continue
+            elif f"+++ b/{path}\n" in diff:
+                current = _parse_read((yield ToolCall("read_file", {"path": path})))
+            else:
+                current = None
+            yield from _converge(path, current, wanted)
+        yield from self._test_and_finish()
+
+    def _test_and_finish(self) -> Script:
+        yield ToolCall("run_tests", {"paths": list(self.task.tests)} if self.task.tests else {})
+        yield ToolCall(FINISH, {})
+
+    def _search_anchor(self) -> str | None:
+        """What the prompt names, as a search pattern; else the first line the change touches."""
+        for match in _TERM.finditer(self.task.prompt):
+            term = next(g for g in match.groups() if g)
+            return re.escape(term)
+        for path in self._to_change:
+            before = _lines(self.initial.get(path))
+            after = set(_lines(self.target.get(path)))
+            changed = next((line.strip() for line in before if line not in after and line.strip()), None)
+            if changed:
+                return re.escape(changed)
+        return None
+
+
+def _target_files(task: Task, initial: Mapping[str, bytes]) -> dict[str, bytes]:
+    target = dict(initial)
+    target.update(solution_files(task))
+    for gone in task.solution_delete:
+        for path in [p for p in target if p == gone or p.startswith(gone.rstrip("/") + "/")]:
+            del target[path]
+    return target
+
+
+def _converge(path: str, current: str | None, wanted: bytes | None) -> Script:
+    """The micro calls that turn ``current`` (as the agent saw it) into ``wanted``."""
+    if wanted is None:
+        if current is not None:
+            yield ToolCall("delete_file", {"path": path})
+        return
+    text = wanted.decode("utf-8")
+    if current is None:
+        yield ToolCall("create_file", {"path": path, "content": text})
+        return
+    if not current:
+        yield ToolCall("delete_file", {"path": path})
+        yield ToolCall("create_file", {"path": path, "content": text})
+        return
+    for old, new in _edits(current, text):
+        yield ToolCall("edit_file", {"path": path, "old": old, "new": new})
+
+
+def _edits(current: str, wanted: str) -> list[tuple[str, str]]:
+    """Hunk-by-hunk replacements, bottom-up, each widened with context until its old text is unique."""
+    lines = current.splitlines(keepends=True)
+    target = wanted.splitlines(keepends=True)
+    opcodes = difflib.SequenceMatcher(None, lines, target, autojunk=False).get_opcodes()
+    edits = []
+    for tag, i1, i2, j1, j2 in reversed(opcodes):
+        if tag == "equal":
+            continue
+        text = "".join(lines)
+        lo, hi = i1, i2
+        while not "".join(lines[lo:hi]) or text.count("".join(lines[lo:hi])) != 1:
+            if lo == 0 and hi == len(lines):
+                break
+            lo, hi = max(lo - 1, 0), min(hi + 1, len(lines))
+        new_lines = lines[lo:i1] + target[j1:j2] + lines[i2:hi]
+        edits.append(("".join(lines[lo:hi]), "".join(new_lines)))
+        lines[lo:hi] = new_lines
+    return edits
+
+
+def _parse_read(observation: str) -> str:
+    """The file text back from a ``read_file`` observation (a header, then numbered lines)."""
+    body = observation.split("\n", 1)[1] if "\n" in observation else ""
+    return "".join(line.split("\t", 1)[1] + "\n" for line in body.split("\n") if "\t" in line)
+
+
+def _lines(data: bytes | None) -> list[str]:
+    return data.decode("utf-8", errors="replace").splitlines() if data is not None else []

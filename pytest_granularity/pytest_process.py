@@ -1,0 +1,68 @@
+"""Running pytest in a fresh subprocess inside a workspace, with a hard timeout.
+
+Shared by the agent's ``run_tests`` tool, the macros' own validation and the verifier, so all
+three run tests the same way: a new process group that is killed whole on timeout (a hung
+test cannot leave children behind), no bytecode or cache files written into the workspace,
+and this plugin disabled inside (the run must not recurse into itself).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+OUTPUT_TAIL_LINES = 40
+
+
+@dataclass(frozen=True)
+class PytestRun:
+    exit_code: int | None
+    output: str
+    timed_out: bool
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0
+
+    def tail(self, lines: int = OUTPUT_TAIL_LINES) -> str:
+        return "\n".join(self.output.rstrip().splitlines()[-lines:])
+
+
+def run_pytest(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
+    command = [
+        sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider",
+        "-p", "no:granularity", "-p", "no:randomly", "-p", "no:xdist", *args,
+    ]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+        env.pop(name, None)
+    started = time.monotonic()
+    with subprocess.Popen(
+        command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, start_new_session=True,
+    ) as process:
+        try:
+            output, _ = process.communicate(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            output, _ = process.communicate()
+            timed_out = True
+    text = output.decode("utf-8", errors="replace")
+    if timed_out:
+        text += f"\n[timed out after {timeout:g}s; process group killed]"
+    return PytestRun(None if timed_out else process.returncode, text, timed_out, time.monotonic() - started)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,66 @@
+"""The record of one run: what the executor did, what it cost, and what the verifier said.
+
+Plain data that travels through ``user_properties`` (junitxml, pytest-xdist) as JSON, so every
+field is a JSON type and ``from_dict(to_dict(r)) == r``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+PASSED, FAILED, ERROR = "passed", "failed", "error"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    task: str
+    family: str
+    policy: str
+    fault: str
+    outcome: str
+    steps: int
+    tokens: int
+    prompt_tokens: int
+    completion_tokens: int
+    tool_calls: int
+    macro_calls: int
+    created: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    stop_reason: str = ""
+    failure_class: str | None = None
+    degraded: bool = False
+    transitions: list[str] = field(default_factory=list)
+    contract_violations: list[str] = field(default_factory=list)
+    verifier_output: str = ""
+    error: str | None = None
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        return self.outcome == PASSED
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.task, self.policy, self.fault)
+
+    @property
+    def transcript_length(self) -> int:
+        return len(self.transcript)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunResult":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def summary(self) -> str:
+        fault = "" if self.fault == "none" else f" fault={self.fault}"
+        failure = f" failure={self.failure_class}" if self.failure_class else ""
+        return (
+            f"{self.task} policy={self.policy}{fault}: {self.outcome}, {self.steps} steps, "
+            f"{self.tokens} tokens ({self.stop_reason}){failure}"
+        )

@@ -1,0 +1,59 @@
+"""Proving a task honest: its verifier fails on the untouched workspace and passes on the
+reference solution, and the project's own tests pass on that solution.
+
+A task that fails any of these would let a do-nothing agent pass, or no agent pass; both make
+every number built on it meaningless.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .pytest_process import run_pytest
+from .tasks import Task, TaskError, load_task
+from .verify import verify
+from .workspace import Workspace, WorkspaceError, solution_files
+
+
+@dataclass(frozen=True)
+class TaskCheck:
+    path: Path
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_task_file(path: Path) -> TaskCheck:
+    try:
+        task = load_task(path)
+    except TaskError as exc:
+        return TaskCheck(Path(path), (str(exc),))
+    try:
+        return TaskCheck(task.path, tuple(_problems(task)))
+    except WorkspaceError as exc:
+        return TaskCheck(task.path, (str(exc),))
+
+
+def _problems(task: Task) -> list[str]:
+    problems = []
+    with Workspace.for_task(task) as untouched:
+        before = verify(task, untouched)
+    if before.infrastructure_error:
+        problems.append(f"untouched workspace: {before.infrastructure_error}")
+    elif before.accepted:
+        problems.append("the verifier accepts the untouched workspace (a do-nothing agent would pass)")
+    with Workspace.for_task(task) as solved:
+        solved.apply(solution_files(task), task.solution_delete)
+        if not solved.changes():
+            problems.append("the reference solution changes nothing")
+        after = verify(task, solved)
+        if not after.accepted:
+            reason = after.infrastructure_error or "tests failed"
+            problems.append(f"the verifier rejects the reference solution ({reason}):\n{after.output}")
+        own = run_pytest(solved.root, list(task.tests), task.verifier_timeout)
+        if not own.passed:
+            problems.append(f"the project's own tests fail on the reference solution:\n{own.tail()}")
+    return problems

@@ -1,0 +1,179 @@
+"""The task file format (``task.yaml``): loading, validation and path resolution.
+
+A task is public interface: users write their own, so every malformed file must end in one
+error that names the file and the field, never a traceback. The JSON Schema in
+``schemas/task.schema.json`` is the single statement of the format.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+TASK_FILE = "task.yaml"
+FAMILIES = ("simple", "multi_file", "refactor", "recovery")
+FAULTS = ("early", "late")
+DEFAULT_VERIFIER_TIMEOUT = 60.0
+DEFAULT_MAX_STEPS = 40
+
+
+class TaskError(Exception):
+    """A task file that cannot be used, with the file and field to blame."""
+
+    def __init__(self, path: Path, field_name: str, message: str) -> None:
+        self.path = path
+        self.field = field_name
+        self.message = message
+        super().__init__(f"{path}: field '{field_name}': {message}")
+
+
+@dataclass(frozen=True)
+class MacroCall:
+    """The reference macro call: which skill, with which arguments."""
+
+    skill: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A loaded, validated task with every path resolved to an absolute location."""
+
+    id: str
+    family: str
+    prompt: str
+    path: Path
+    fixture: Path
+    fixture_ref: str | None
+    setup: Path | None
+    solution_overlay: Path | None
+    solution_delete: tuple[str, ...]
+    verifier_tests: Path
+    verifier_timeout: float
+    tests: tuple[str, ...]
+    macro: MacroCall | None
+    faults: tuple[str, ...]
+    max_steps: int
+    fit: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+@lru_cache(maxsize=1)
+def task_schema() -> dict[str, Any]:
+    text = resources.files("pytest_granularity").joinpath("schemas/task.schema.json").read_text()
+    return json.loads(text)
+
+
+def load_task(path: Path) -> Task:
+    """Load ``path`` (a ``task.yaml`` or the folder holding one) into a :class:`Task`."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / TASK_FILE
+    path = path.resolve()
+    data = _read_yaml(path)
+    _validate(path, data)
+    folder = path.parent
+    if data["id"] != folder.name:
+        raise TaskError(path, "id", f"'{data['id']}' must equal the folder name '{folder.name}'")
+    solution = data["solution"]
+    verifier = data["verifier"]
+    macro = data.get("macro")
+    return Task(
+        id=data["id"],
+        family=data["family"],
+        prompt=data["prompt"],
+        path=path,
+        fixture=_resolve_fixture(path, data["fixture"]),
+        fixture_ref=data.get("fixture_ref"),
+        setup=_task_folder(path, "setup", data.get("setup")),
+        solution_overlay=_task_folder(path, "solution.overlay", solution.get("overlay")),
+        solution_delete=tuple(_relative(path, "solution.delete", p) for p in solution.get("delete", [])),
+        verifier_tests=_task_folder(path, "verifier.tests", verifier["tests"]),
+        verifier_timeout=float(verifier.get("timeout_seconds", DEFAULT_VERIFIER_TIMEOUT)),
+        tests=tuple(_relative(path, "tests", p) for p in data.get("tests", [])),
+        macro=MacroCall(macro["skill"], dict(macro["args"])) if macro else None,
+        faults=tuple(data.get("faults", [])),
+        max_steps=int(data.get("max_steps", DEFAULT_MAX_STEPS)),
+        fit=data.get("fit"),
+        raw=data,
+    )
+
+
+def find_task_files(paths: list[Path]) -> list[Path]:
+    """Every ``task.yaml`` under ``paths``, sorted so that every process sees one order."""
+    found: set[Path] = set()
+    for root in paths:
+        root = Path(root)
+        if root.is_file() and root.name == TASK_FILE:
+            found.add(root.resolve())
+        elif root.is_dir():
+            found.update(p.resolve() for p in root.rglob(TASK_FILE))
+    return sorted(found)
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaskError(path, "<file>", f"cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise TaskError(path, "<file>", f"not valid YAML{where}") from None
+    if not isinstance(data, dict):
+        raise TaskError(path, "<file>", "must be a mapping of fields")
+    return data
+
+
+def _validate(path: Path, data: dict[str, Any]) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft202012Validator(task_schema()).iter_errors(data))
+    if error is None:
+        return
+    where = ".".join(str(p) for p in error.absolute_path) or "<root>"
+    raise TaskError(path, where, error.message)
+
+
+def _relative(path: Path, field_name: str, value: str) -> str:
+    """A workspace-relative POSIX path; absolute paths and ``..`` would escape the workspace."""
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise TaskError(path, field_name, f"'{value}' must be a relative path inside the workspace")
+    return pure.as_posix()
+
+
+def _task_folder(path: Path, field_name: str, value: str | None) -> Path | None:
+    if value is None:
+        return None
+    folder = (path.parent / value).resolve()
+    if not folder.is_dir():
+        raise TaskError(path, field_name, f"folder '{value}' does not exist next to the task file")
+    return folder
+
+
+def _resolve_fixture(path: Path, value: str) -> Path:
+    """A bare name is a folder under the nearest ``fixtures/``; anything else is relative to the task."""
+    if "/" in value or value.startswith("."):
+        candidate = (path.parent / value).resolve()
+        if candidate.is_dir():
+            return candidate
+        raise TaskError(path, "fixture", f"folder '{value}' does not exist (resolved to {candidate})")
+    for ancestor in path.parents:
+        candidate = ancestor / "fixtures" / value
+        if candidate.is_dir():
+            return candidate
+    raise TaskError(path, "fixture", f"no folder 'fixtures/{value}' in any parent of the task file")

@@ -1,0 +1,216 @@
+"""A run's throw-away workspace: materialised from a fixture, observed, and compared.
+
+Every run works in its own copy, so the fixture and the user's repository are never touched,
+and the run can say exactly which paths it created, modified and deleted. Contents are
+compared byte for byte (never timestamps, which ``copytree`` preserves).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import TracebackType
+from typing import Iterable, Iterator, Mapping
+
+from .tasks import Task
+
+IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".git", ".ropeproject", ".mypy_cache"})
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+
+Snapshot = Mapping[str, bytes]
+
+
+class PathEscape(ValueError):
+    """A path that would leave the workspace: absolute, through ``..`` or through a symlink."""
+
+
+class WorkspaceError(RuntimeError):
+    """The workspace could not be built (missing fixture, bad git ref): an infrastructure error."""
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Paths (workspace-relative, POSIX) that differ from the initial state."""
+
+    created: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(sorted(self.created + self.modified + self.deleted))
+
+    def __bool__(self) -> bool:
+        return bool(self.created or self.modified or self.deleted)
+
+
+def compare(before: Snapshot, after: Snapshot) -> Changes:
+    return Changes(
+        created=tuple(sorted(after.keys() - before.keys())),
+        modified=tuple(sorted(p for p in before.keys() & after.keys() if before[p] != after[p])),
+        deleted=tuple(sorted(before.keys() - after.keys())),
+    )
+
+
+def render_diff(path: str, before: bytes | None, after: bytes | None) -> str:
+    """A unified diff of one file; the format the agent is shown and the reference agent expects."""
+    old = _text_lines(before)
+    new = _text_lines(after)
+    return "".join(
+        difflib.unified_diff(
+            old,
+            new,
+            fromfile=f"a/{path}" if before is not None else "/dev/null",
+            tofile=f"b/{path}" if after is not None else "/dev/null",
+            lineterm="\n",
+        )
+    )
+
+
+def _text_lines(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+def iter_files(root: Path) -> Iterator[Path]:
+    """Every file under ``root`` in a stable order, minus caches; symlinks are not followed."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
+        for name in sorted(filenames):
+            if not name.endswith(IGNORED_SUFFIXES):
+                yield Path(dirpath) / name
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` as relative POSIX path to content (a symlink as its target)."""
+    return {
+        p.relative_to(root).as_posix(): b"symlink:" + os.readlink(p).encode() if p.is_symlink() else p.read_bytes()
+        for p in iter_files(root)
+    }
+
+
+def write_tree(root: Path, files: Mapping[str, bytes]) -> None:
+    for rel, data in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+class Workspace:
+    """A temporary copy of a task's fixture (plus its setup overlay) that one run may change."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.initial: dict[str, bytes] = read_tree(root)
+
+    @classmethod
+    def for_task(cls, task: Task, parent: Path | None = None) -> "Workspace":
+        root = Path(tempfile.mkdtemp(prefix=f"granularity-{task.id}-", dir=parent)).resolve()
+        try:
+            _materialise_fixture(task, root)
+            if task.setup is not None:
+                overlay(root, task.setup)
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+        return cls(root)
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.remove()
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def resolve(self, rel: str) -> Path:
+        """The absolute path of ``rel``, refusing anything that would leave the workspace."""
+        pure = PurePosixPath(rel)
+        if not rel or pure.is_absolute() or Path(rel).is_absolute():
+            raise PathEscape(f"path '{rel}' must be relative to the workspace root")
+        if ".." in pure.parts:
+            raise PathEscape(f"path '{rel}' uses '..' and would leave the workspace")
+        candidate = self.root.joinpath(*pure.parts)
+        real = candidate.resolve()
+        if real != self.root and self.root not in real.parents:
+            raise PathEscape(f"path '{rel}' leads outside the workspace through a symlink")
+        return candidate
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def files_under(self, base: Path) -> list[Path]:
+        """Regular files under ``base``, sorted; symlinks are skipped so nothing is read from outside."""
+        return [p for p in iter_files(base) if not p.is_symlink()]
+
+    def files(self) -> dict[str, bytes]:
+        return read_tree(self.root)
+
+    def changes(self) -> Changes:
+        return compare(self.initial, self.files())
+
+    def diff(self, paths: Iterable[str] | None = None) -> str:
+        current = self.files()
+        changed = self.changes().paths if paths is None else sorted(paths)
+        return "".join(render_diff(p, self.initial.get(p), current.get(p)) for p in changed)
+
+    def apply(self, files: Mapping[str, bytes], delete: Iterable[str] = ()) -> None:
+        """Lay ``files`` over the workspace and delete ``delete``: how a reference solution is applied."""
+        for rel, data in files.items():
+            target = self.resolve(rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        for rel in delete:
+            target = self.resolve(rel)
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+
+
+def overlay(root: Path, source: Path) -> None:
+    shutil.copytree(source, root, dirs_exist_ok=True, ignore=_ignore_caches)
+
+
+def solution_files(task: Task) -> dict[str, bytes]:
+    return read_tree(task.solution_overlay) if task.solution_overlay else {}
+
+
+def _ignore_caches(directory: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in IGNORED_DIRS or n.endswith(IGNORED_SUFFIXES)}
+
+
+def _materialise_fixture(task: Task, root: Path) -> None:
+    if not task.fixture.is_dir():
+        raise WorkspaceError(f"{task.path}: fixture folder {task.fixture} is missing")
+    if task.fixture_ref is None:
+        overlay(root, task.fixture)
+        return
+    write_tree(root, _tree_at_ref(task.fixture, task.fixture_ref, task))
+
+
+def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
+    """The fixture's files as committed at ``ref``, read through GitPython without a checkout."""
+    import git
+
+    try:
+        repo = git.Repo(fixture, search_parent_directories=True)
+        commit = repo.commit(ref)
+    except (git.InvalidGitRepositoryError, git.BadName, ValueError) as exc:
+        raise WorkspaceError(f"{task.path}: fixture_ref '{ref}' cannot be read from {fixture}: {exc}") from None
+    prefix = fixture.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+    tree = commit.tree if prefix == "." else commit.tree / prefix
+    return {
+        blob.path[len(prefix) + 1 :] if prefix != "." else blob.path: blob.data_stream.read()
+        for blob in tree.traverse()
+        if blob.type == "blob"
+    }
