@@ -3,7 +3,8 @@
 Shared by the agent's ``run_tests`` tool, the macros' own validation and the verifier, so all
 three run tests the same way: a new process group that is killed whole on timeout (a hung
 test cannot leave children behind), no bytecode or cache files written into the workspace,
-and this plugin disabled inside (the run must not recurse into itself).
+and no third-party pytest plugins auto-loaded (this one must not recurse into itself, and
+installed plugins such as xdist, randomly or benchmark must not change what a run sees).
 """
 
 from __future__ import annotations
@@ -37,10 +38,9 @@ class PytestRun:
 
 def run_pytest(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
     command = [
-        sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider",
-        "-p", "no:granularity", "-p", "no:randomly", "-p", "no:xdist", *args,
+        sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider", *args,
     ]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
         env.pop(name, None)
     started = time.monotonic()

@@ -7,14 +7,11 @@ error that names the file and the field, never a traceback. The JSON Schema in
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
+from .schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
 TASK_FILE = "task.yaml"
 FAMILIES = ("simple", "multi_file", "refactor", "recovery")
@@ -23,14 +20,8 @@ DEFAULT_VERIFIER_TIMEOUT = 60.0
 DEFAULT_MAX_STEPS = 40
 
 
-class TaskError(Exception):
+class TaskError(DefinitionError):
     """A task file that cannot be used, with the file and field to blame."""
-
-    def __init__(self, path: Path, field_name: str, message: str) -> None:
-        self.path = path
-        self.field = field_name
-        self.message = message
-        super().__init__(f"{path}: field '{field_name}': {message}")
 
 
 @dataclass(frozen=True)
@@ -68,20 +59,17 @@ class Task:
         return self.path.parent
 
 
-@lru_cache(maxsize=1)
-def task_schema() -> dict[str, Any]:
-    text = resources.files("pytest_granularity").joinpath("schemas/task.schema.json").read_text()
-    return json.loads(text)
-
-
 def load_task(path: Path) -> Task:
     """Load ``path`` (a ``task.yaml`` or the folder holding one) into a :class:`Task`."""
     path = Path(path)
     if path.is_dir():
         path = path / TASK_FILE
     path = path.resolve()
-    data = _read_yaml(path)
-    _validate(path, data)
+    try:
+        data = read_yaml_mapping(path)
+        check(path, packaged_schema("task.schema.json"), data)
+    except DefinitionError as exc:
+        raise TaskError(exc.path, exc.field, exc.message) from None
     folder = path.parent
     if data["id"] != folder.name:
         raise TaskError(path, "id", f"'{data['id']}' must equal the folder name '{folder.name}'")
@@ -119,33 +107,6 @@ def find_task_files(paths: list[Path]) -> list[Path]:
         elif root.is_dir():
             found.update(p.resolve() for p in root.rglob(TASK_FILE))
     return sorted(found)
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskError(path, "<file>", f"cannot read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise TaskError(path, "<file>", f"not valid YAML{where}") from None
-    if not isinstance(data, dict):
-        raise TaskError(path, "<file>", "must be a mapping of fields")
-    return data
-
-
-def _validate(path: Path, data: dict[str, Any]) -> None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
-
-    error = best_match(Draft202012Validator(task_schema()).iter_errors(data))
-    if error is None:
-        return
-    where = ".".join(str(p) for p in error.absolute_path) or "<root>"
-    raise TaskError(path, where, error.message)
 
 
 def _relative(path: Path, field_name: str, value: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .pytest_process import run_pytest
+from .schemas import first_error
 from .workspace import PathEscape, Workspace
 
 MAX_SEARCH_HITS = 50
@@ -205,13 +206,9 @@ MICRO_TOOLS: dict[str, Tool] = {
 
 def call_tool(tool: Tool, ctx: ToolContext, args: Any) -> Observation:
     """Validate ``args`` against the tool's schema, run it, and turn every refusal into an observation."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
-
-    error = best_match(Draft202012Validator(tool.parameters).iter_errors(args))
+    error = first_error(tool.parameters, args)
     if error is not None:
-        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
-        return Observation(f"error: invalid arguments for {tool.name} ({where}): {error.message}", ok=False)
+        return Observation(f"error: invalid arguments for {tool.name} ({error[0]}): {error[1]}", ok=False)
     try:
         return Observation(tool.handler(ctx, args))
     except (ToolError, PathEscape) as exc:

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import pytest
+
+from pytest_granularity.agents.reference import ReferenceAgent, _edits, _parse_read
+from pytest_granularity.executor import execute_micro
+from pytest_granularity.tools import MICRO_TOOLS, ToolContext, call_tool
+from pytest_granularity.workspace import Workspace
+
+CASES = [
+    ("a\nb\nc\n", "a\nB\nc\n"),
+    ("x = 1\nx = 1\nx = 2\n", "x = 1\nx = 3\nx = 2\n"),
+    ("one\n", "zero\none\ntwo\n"),
+    ("keep\ndrop\nkeep\n", "keep\nkeep\n"),
+    ("def f():\n    return 1\n\n\ndef g():\n    return 1\n", "def f():\n    return 2\n\n\ndef g():\n    return 1\n"),
+]
+
+
+@pytest.mark.parametrize(("current", "wanted"), CASES)
+def test_edits_reach_the_target_and_are_unique_when_made(current, wanted):
+    text = current
+    for old, new in _edits(current, wanted):
+        assert text.count(old) == 1
+        text = text.replace(old, new, 1)
+    assert text == wanted
+
+
+def test_parse_read_inverts_read_file(fix_add):
+    with Workspace.for_task(fix_add) as ws:
+        obs = call_tool(MICRO_TOOLS["read_file"], ToolContext(ws), {"path": "calc/ops.py"})
+        assert _parse_read(obs.text) == (ws.root / "calc/ops.py").read_text()
+
+
+def test_micro_script_reads_before_it_edits_and_ends_green(fix_add):
+    with Workspace.for_task(fix_add) as ws:
+        agent = ReferenceAgent(fix_add, ws.initial)
+        execution = execute_micro(fix_add, agent, ToolContext(ws), max_steps=20)
+        calls = [m.tool_call.name for m in execution.transcript.messages if m.tool_call]
+        assert calls == ["list_files", "search", "read_file", "edit_file", "run_tests", "finish"]
+        assert execution.steps == 5
+        assert ws.changes().modified == ("calc/ops.py",)
+        assert b"SCALE = 1" in (ws.root / "calc/ops.py").read_bytes()
+
+
+def test_step_limit_stops_a_runaway_agent(fix_add):
+    class Looping:
+        def next_call(self, messages, tools):
+            from pytest_granularity.transcript import ToolCall
+
+            return ToolCall("list_files")
+
+    with Workspace.for_task(fix_add) as ws:
+        execution = execute_micro(fix_add, Looping(), ToolContext(ws), max_steps=3)
+    assert execution.stop_reason == "step_limit" and execution.steps == 3
+
+
+def test_same_inputs_same_tokens(fix_add):
+    def tokens():
+        with Workspace.for_task(fix_add) as ws:
+            return execute_micro(fix_add, ReferenceAgent(fix_add, ws.initial), ToolContext(ws), 20).transcript.tokens
+
+    assert tokens() == tokens()

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import dataclasses
+
+from pytest_granularity.runner import RunSettings, run_task
+from pytest_granularity.agents.reference import ReferenceAgent
+from pytest_granularity.taskcheck import check_task_file
+from pytest_granularity.verify import VERIFIER_DIR, verify
+from pytest_granularity.workspace import Workspace, solution_files
+
+
+def test_verifier_rejects_untouched_and_accepts_reference(fix_add):
+    with Workspace.for_task(fix_add) as ws:
+        assert not verify(fix_add, ws).accepted
+        ws.apply(solution_files(fix_add), fix_add.solution_delete)
+        verdict = verify(fix_add, ws)
+        assert verdict.accepted and verdict.infrastructure_error is None
+        assert not (ws.root / VERIFIER_DIR).exists()
+        assert ws.changes().paths == ("calc/ops.py",)
+
+
+def test_a_hanging_verifier_is_an_infrastructure_error(fix_add):
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("import time\ndef test_hang():\n    time.sleep(30)\n")
+    with Workspace.for_task(fix_add) as ws:
+        verdict = verify(dataclasses.replace(fix_add, verifier_timeout=1), ws)
+    assert not verdict.accepted and "timed out after 1s" in verdict.infrastructure_error
+
+
+def test_a_verifier_without_tests_is_an_infrastructure_error(fix_add):
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("x = 1\n")
+    with Workspace.for_task(fix_add) as ws:
+        verdict = verify(fix_add, ws)
+    assert not verdict.accepted and "exit code 5" in verdict.infrastructure_error
+
+
+def test_a_planted_conftest_cannot_make_the_verifier_pass(fix_add):
+    with Workspace.for_task(fix_add) as ws:
+        (ws.root / "conftest.py").write_text(
+            "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+            "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+        )
+        assert not verify(fix_add, ws).accepted
+
+
+def test_run_result_records_the_run(fix_add):
+    result = run_task(fix_add, "micro", "none", RunSettings(agent=ReferenceAgent))
+    assert result.success and result.outcome == "passed"
+    assert result.modified == ["calc/ops.py"] and result.steps == 5 and result.tokens > 0
+    assert result.transcript_length == len(result.transcript) == 13
+    assert type(result).from_dict(result.to_dict()) == result
+
+
+def test_missing_fixture_is_reported_as_error_not_failure(fix_add):
+    import shutil
+
+    shutil.rmtree(fix_add.fixture)
+    result = run_task(fix_add, "micro", "none", RunSettings(agent=ReferenceAgent))
+    assert result.outcome == "error" and "fixture folder" in result.error
+
+
+def test_task_check_names_a_task_whose_verifier_passes_untouched(fix_add):
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("def test_nothing():\n    pass\n")
+    check = check_task_file(fix_add.path)
+    assert not check.ok and "accepts the untouched workspace" in check.problems[0]
