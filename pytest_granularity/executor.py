@@ -1,63 +1,197 @@
-"""The executor: drives an agent through tool calls in one workspace and records the transcript.
+"""The recovery executor: a finite-state machine that drives an agent through one run.
 
-It does not know which agent it drives. Each model call is billed on the transcript; each tool
-call is dispatched to the tools allowed in the current mode; a tool that is not allowed, or
-bad arguments, become an observation. A runaway agent is stopped at the step limit as a
+It does not know which agent it drives. The policy routes the run to ``micro`` or ``macro``;
+in macro mode only macro skills (and ``finish``) are offered, and every macro call goes through
+its contract. A failed macro is classified into exactly one failure class, the policy's
+recovery decides, and the run either stops or degrades, one way, to the micro tools in the same
+workspace, with a message that says what failed and what it changed (so recovery's tokens are
+counted). Every transition is recorded. A runaway agent is stopped at the step limit as a
 failed run, not an error.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
 
 from .agents import Agent
+from .macros import MacroContext, MacroOutcome, MacroRegistry, invoke
+from .macros.runtime import FaultPoint, no_faults
+from .policies import MACRO, MICRO, FailureEvent, Policy
 from .tasks import Task
-from .tools import FINISH, MICRO_TOOLS, Tool, ToolContext, call_tool
-from .transcript import Transcript
+from .tools import FINISH, MICRO_TOOLS, ToolContext, call_tool
+from .transcript import ToolCall, Transcript
 
 STOP_FINISHED = "finished"
 STOP_STEP_LIMIT = "step_limit"
+STOP_MACRO_FAILED = "macro_failed"
 
 SYSTEM_PROMPT = (
     "You are a coding agent working in a Python repository. Mode: {mode}. "
     "Use the tools to change the workspace so that the task is done, then call finish. "
     "Only the task's hidden verifier decides whether the task is done."
 )
+DEGRADE_NOTE = (
+    "The macro {macro} failed ({failure_class}): {reason}\nPaths it changed: {changed}.\n"
+    "Macro skills are no longer available. Finish the task with the micro tools, in this same workspace."
+)
+
+
+class State(str, Enum):
+    ROUTE = "route"
+    MICRO = "micro"
+    MACRO = "macro"
+    CLASSIFY = "classify"
+    DECIDE = "decide"
+    DEGRADE = "degrade"
+    VERIFY = "verify"
+    STOPPED = "stopped"
+
+
+FAILURE_EVENT = "failure_classified"
+
+TRANSITIONS: dict[tuple[State, str], State] = {
+    (State.ROUTE, "micro"): State.MICRO,
+    (State.ROUTE, "macro"): State.MACRO,
+    (State.MACRO, "macro_ok"): State.MACRO,
+    (State.MACRO, "macro_failed"): State.CLASSIFY,
+    (State.CLASSIFY, FAILURE_EVENT): State.DECIDE,
+    (State.DECIDE, "degrade"): State.DEGRADE,
+    (State.DECIDE, "stop"): State.VERIFY,
+    (State.DEGRADE, "switch_to_micro"): State.MICRO,
+    (State.MICRO, "finish"): State.VERIFY,
+    (State.MACRO, "finish"): State.VERIFY,
+    (State.MICRO, "step_limit"): State.STOPPED,
+    (State.MACRO, "step_limit"): State.STOPPED,
+}
+"""The whole machine: (state, event) → next state. Degradation has no way back to MACRO."""
+
+
+def transition_table() -> str:
+    return "\n".join(f"{s.value:<9} --{e}--> {t.value}" for (s, e), t in TRANSITIONS.items())
+
+
+class Machine:
+    def __init__(self) -> None:
+        self.state = State.ROUTE
+        self.log: list[str] = []
+
+    def fire(self, event: str, detail: str = "") -> None:
+        target = TRANSITIONS.get((self.state, event))
+        if target is None:
+            raise RuntimeError(f"no transition from {self.state.value} on {event}")
+        self.log.append(f"{self.state.value} --{event}{'(' + detail + ')' if detail else ''}--> {target.value}")
+        self.state = target
 
 
 @dataclass
 class Execution:
     transcript: Transcript
+    mode: str
     steps: int = 0
     macro_calls: int = 0
     stop_reason: str = ""
+    failure: MacroOutcome | None = None
+    degraded: bool = False
+    violations: list[str] = field(default_factory=list)
     transitions: list[str] = field(default_factory=list)
 
 
-def execute_micro(task: Task, agent: Agent, ctx: ToolContext, max_steps: int) -> Execution:
-    """A micro-mode run: only the micro tools, until the agent finishes or hits the step limit."""
-    tools = dict(MICRO_TOOLS)
-    transcript = Transcript(SYSTEM_PROMPT.format(mode="micro"), task.prompt, [t.schema() for t in tools.values()])
-    execution = Execution(transcript)
-    drive(execution, agent, tools, ctx, max_steps)
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int
+
+
+def execute(
+    task: Task,
+    policy: Policy,
+    agent: Agent,
+    ctx: ToolContext,
+    macros: MacroRegistry,
+    limits: Limits,
+    fault: FaultPoint = no_faults,
+) -> Execution:
+    machine = Machine()
+    mode = policy.route(task, ctx.workspace)
+    machine.fire(mode)
+    tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(), MICRO_TOOLS[FINISH].schema()]
+    execution = Execution(Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools), mode)
+    try:
+        _loop(execution, machine, task, policy, agent, ctx, macros, limits, fault)
+    finally:
+        execution.transitions = machine.log
     return execution
 
 
-def drive(execution: Execution, agent: Agent, tools: dict[str, Tool], ctx: ToolContext, max_steps: int) -> None:
-    """Ask the agent for calls and run them until it finishes or the step limit is reached."""
+def _loop(
+    execution: Execution, machine: Machine, task: Task, policy: Policy, agent: Agent, ctx: ToolContext,
+    macros: MacroRegistry, limits: Limits, fault: FaultPoint,
+) -> None:
     transcript = execution.transcript
     while True:
         call = agent.next_call(transcript.messages, transcript.tools)
         transcript.record_call(call)
         if call.name == FINISH:
+            machine.fire("finish")
             execution.stop_reason = STOP_FINISHED
             return
-        if execution.steps >= max_steps:
+        if execution.steps >= limits.max_steps:
+            machine.fire("step_limit")
             execution.stop_reason = STOP_STEP_LIMIT
             return
         execution.steps += 1
-        tool = tools.get(call.name)
-        if tool is None:
-            transcript.add_observation(f"error: unknown tool '{call.name}'; allowed: {', '.join(sorted(tools))}")
-            continue
-        transcript.add_observation(call_tool(tool, ctx, call.arguments).text)
+        if machine.state is State.MACRO and call.name in macros:
+            if not _macro_step(execution, machine, call, task, policy, ctx, macros, fault):
+                return
+        else:
+            transcript.add_observation(_micro_step(call, machine.state, ctx))
+
+
+def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
+    tool = MICRO_TOOLS.get(call.name) if state is State.MICRO else None
+    if tool is None:
+        allowed = "micro tools" if state is State.MICRO else "macro skills"
+        return f"error: '{call.name}' is not available; only {allowed} and finish can be called now"
+    return call_tool(tool, ctx, call.arguments).text
+
+
+def _macro_step(
+    execution: Execution, machine: Machine, call: ToolCall, task: Task, policy: Policy, ctx: ToolContext,
+    macros: MacroRegistry, fault: FaultPoint,
+) -> bool:
+    """Run a macro call; False when the run stops here."""
+    macro = macros.get(call.name)
+    assert macro is not None
+    execution.macro_calls += 1
+    context = MacroContext(ctx.workspace, dict(call.arguments), ctx.tests, ctx.test_timeout)
+    outcome = invoke(macro, context, fault)
+    execution.violations.extend(outcome.violations)
+    execution.transcript.add_observation(outcome.observation())
+    if outcome.ok:
+        machine.fire("macro_ok", macro.name)
+        return True
+    execution.failure = outcome
+    machine.fire("macro_failed", macro.name)
+    machine.fire(FAILURE_EVENT, outcome.failure_class or "")
+    event = FailureEvent(
+        failure_class=outcome.failure_class or "",
+        side_effects=bool(outcome.changes),
+        validation_failed=bool(outcome.validation_problems),
+        changed_paths=len(outcome.changes.paths),
+    )
+    if not policy.recover(event):
+        machine.fire("stop")
+        execution.stop_reason = STOP_MACRO_FAILED
+        return False
+    machine.fire("degrade")
+    changed = ", ".join(outcome.changes.paths) or "none"
+    execution.transcript.add_note(DEGRADE_NOTE.format(macro=macro.name, failure_class=outcome.failure_class, reason=outcome.reason, changed=changed))
+    execution.transcript.set_tools(_micro_schemas())
+    machine.fire("switch_to_micro")
+    execution.degraded = True
+    return True
+
+
+def _micro_schemas() -> list[dict[str, Any]]:
+    return [t.schema() for t in MICRO_TOOLS.values()]

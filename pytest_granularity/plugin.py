@@ -1,77 +1,120 @@
 """The pytest plugin: every ``task.yaml`` becomes one test per policy (and fault).
 
-``pytest --granularity=micro benchmark_tasks`` collects ``<task-id>[micro]`` items. An item
-passes iff the task's verifier accepted the final workspace. Each run's record travels in the
-test report's ``user_properties`` (so junitxml and pytest-xdist carry it) and the controller
+``pytest --granularity=hybrid benchmark_tasks`` collects ``<task>[hybrid]`` items, plus
+``<task>[hybrid-early]`` and ``<task>[hybrid-late]`` for tasks that list faults. An item passes
+iff the task's verifier accepted the final workspace. Each run's record travels in the test
+report's ``user_properties`` (so junitxml and pytest-xdist carry it) and the controller
 collects them for the table at the end.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
+from . import hookspecs
+from .failures import InjectedFault
+from .macros import MacroRegistry
 from .metrics import summarize
+from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
 from .report import render_table
 from .result import ERROR, RunResult
 from .runner import RunSettings, run_task
-from .tasks import TASK_FILE, TaskError, load_task
+from .schemas import DefinitionError
+from .tasks import TASK_FILE, Task, TaskError, load_task
 
-POLICIES = ("micro",)
 RECORD_KEY = "granularity_run"
-collector_key = pytest.StashKey["RunCollector"]()
+NO_FAULT = "none"
 settings_key = pytest.StashKey[RunSettings]()
+policies_key = pytest.StashKey[tuple[Policy, ...]]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("granularity", "skill granularity benchmark (pytest-granularity)")
     group.addoption(
         "--granularity",
-        action="store",
         default=None,
         metavar="POLICY[,POLICY]",
-        help=f"run every task.yaml under the given paths with these policies ({', '.join(POLICIES)}, or all).",
+        help=f"run every task.yaml under the given paths with these policies ({', '.join(FIXED_POLICIES)}, or all).",
     )
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
     group.addoption("--granularity-max-steps", type=int, default=None, metavar="N", help="step limit per run (default: the task's, else 40).")
+    group.addoption("--granularity-macros", default=None, metavar="PATH", help="a folder of extra macros to register.")
+    group.addoption(
+        "--granularity-recovery",
+        default=None,
+        choices=sorted(RECOVERY_OVERRIDES),
+        help="override macro-first policies' recovery: never (the no-recovery baseline) or always (always degrade).",
+    )
     parser.addini("granularity_agent", "agent to drive (default: reference)", default="reference")
+    parser.addini("granularity_macros", "a folder of extra macros to register, relative to the rootdir", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
-    policies = selected_policies(config)
-    if not policies:
+    if not config.getoption("--granularity", None):
         return
-    config.stash[settings_key] = RunSettings(agent=_agent_factory(config), max_steps=config.getoption("--granularity-max-steps"))
+    config.stash[policies_key] = _selected_policies(config)
+    config.stash[settings_key] = RunSettings(
+        agent=_agent_factory(config),
+        macros=_macro_registry(config),
+        max_steps=config.getoption("--granularity-max-steps"),
+    )
     collector = RunCollector(config)
-    config.stash[collector_key] = collector
     config.pluginmanager.register(collector, "granularity-collector")
 
 
-def selected_policies(config: pytest.Config) -> tuple[str, ...]:
-    value = config.getoption("--granularity", None)
-    if not value:
-        return ()
-    names = [n.strip() for n in value.split(",") if n.strip()]
+def _selected_policies(config: pytest.Config) -> tuple[Policy, ...]:
+    names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if "all" in names:
-        return POLICIES
-    unknown = [n for n in names if n not in POLICIES]
+        names = list(FIXED_POLICIES)
+    unknown = [n for n in names if n not in FIXED_POLICIES]
     if unknown:
-        raise pytest.UsageError(f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICIES)} or all")
-    return tuple(dict.fromkeys(names))
+        raise pytest.UsageError(f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(FIXED_POLICIES)} or all")
+    policies = [FIXED_POLICIES[n] for n in dict.fromkeys(names)]
+    override = config.getoption("--granularity-recovery")
+    if override:
+        policies = [
+            dataclasses.replace(p, name=f"{p.name}@{override}", recover=RECOVERY_OVERRIDES[override]) if p.uses_macros else p
+            for p in policies
+        ]
+    return tuple(policies)
 
 
 def _agent_factory(config: pytest.Config) -> Any:
     from .agents import builtin_agents
 
-    name = config.getoption("--granularity-agent") or config.getini("granularity_agent")
     agents = builtin_agents()
+    for extra in config.hook.pytest_granularity_agents(config=config):
+        agents.update(extra)
+    name = config.getoption("--granularity-agent") or config.getini("granularity_agent")
     if name not in agents:
         raise pytest.UsageError(f"--granularity-agent: unknown agent '{name}'; known: {', '.join(sorted(agents))}")
     return agents[name]
+
+
+def _macro_registry(config: pytest.Config) -> MacroRegistry:
+    roots: list[Path] = []
+    option = config.getoption("--granularity-macros")
+    ini = config.getini("granularity_macros")
+    if option:
+        roots.append(Path(option))
+    elif ini:
+        roots.append(config.rootpath / ini)
+    for folders in config.hook.pytest_granularity_macro_folders(config=config):
+        roots.extend(Path(f) for f in folders)
+    try:
+        return MacroRegistry.load(roots)
+    except DefinitionError as exc:
+        raise pytest.UsageError(f"bad macro definition: {exc}") from None
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -88,15 +131,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 class TaskFile(pytest.File):
-    def collect(self) -> list[pytest.Item]:
+    def collect(self) -> Iterator[pytest.Item]:
         try:
             task = load_task(self.path)
         except TaskError as exc:
             raise self.CollectError(str(exc)) from None
-        return [
-            TaskItem.from_parent(self, name=f"{task.id}[{policy}]", callobj=_run_item, task=task, policy=policy, fault="none")
-            for policy in selected_policies(self.config)
-        ]
+        for policy in self.config.stash[policies_key]:
+            faults = (NO_FAULT, *task.faults) if policy.uses_macros else (NO_FAULT,)
+            for fault in faults:
+                label = policy.name if fault == NO_FAULT else f"{policy.name}-{fault}"
+                yield TaskItem.from_parent(self, name=f"{task.id}[{label}]", callobj=_run_item, task=task, policy=policy, fault=fault)
 
 
 class RunFailed(Exception):
@@ -108,34 +152,80 @@ class RunFailed(Exception):
 
 
 class TaskItem(pytest.Function):
-    def __init__(self, *, task: Any, policy: str, fault: str, **kwargs: Any) -> None:
+    def __init__(self, *, task: Task, policy: Policy, fault: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.task = task
         self.policy = policy
         self.fault = fault
-        self.add_marker(pytest.mark.granularity(policy, fault))
+        self.add_marker(pytest.mark.granularity(policy.name, fault))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.name
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, RunFailed):
             return _describe_failure(excinfo.value.result)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
 
-def _run_item(request: pytest.FixtureRequest) -> None:
+class _FaultInjector:
+    """Raises at one fault point, on the first macro call of the run only."""
+
+    def __init__(self, point: str) -> None:
+        self.point = point
+        self.fired = False
+
+    def _maybe_raise(self, point: str, macro: str) -> None:
+        if point == self.point and not self.fired:
+            self.fired = True
+            raise InjectedFault(f"injected {point} fault in {macro}")
+
+    def pytest_granularity_macro_early(self, macro: str, args: dict[str, Any], workspace: Path) -> None:
+        self._maybe_raise("early", macro)
+
+    def pytest_granularity_macro_late(self, macro: str, args: dict[str, Any], workspace: Path) -> None:
+        self._maybe_raise("late", macro)
+
+
+@pytest.fixture
+def granularity_fault(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Injects the item's fault (``early`` or ``late``) through the macro fault hooks while it runs."""
+    fault = getattr(request.node, "fault", NO_FAULT)
+    if fault == NO_FAULT:
+        yield fault
+        return
+    injector = _FaultInjector(fault)
+    request.config.pluginmanager.register(injector, f"granularity-fault-{id(injector)}")
+    try:
+        yield fault
+    finally:
+        request.config.pluginmanager.unregister(injector)
+
+
+def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
     item: TaskItem = request.node
-    result = run_task(item.task, item.policy, item.fault, item.config.stash[settings_key])
+    config = item.config
+
+    def fault_point(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
+        getattr(config.hook, f"pytest_granularity_macro_{point}")(macro=macro, args=args, workspace=root)
+
+    result = run_task(item.task, item.policy, item.fault, config.stash[settings_key], fault_point)
     item.user_properties.append((RECORD_KEY, json.dumps(result.to_dict(), sort_keys=True)))
     if not result.success:
         raise RunFailed(result)
 
 
 def _describe_failure(result: RunResult) -> str:
-    head = "INFRASTRUCTURE ERROR (not an agent failure): " + (result.error or "") if result.outcome == ERROR else "verifier rejected the final workspace"
+    if result.outcome == ERROR:
+        head = f"INFRASTRUCTURE ERROR (not an agent failure): {result.error}"
+    else:
+        head = "verifier rejected the final workspace"
     changed = ", ".join(result.created + result.modified + result.deleted) or "none"
-    return f"{head}\nrun: {result.summary()}\nchanged paths: {changed}\n--- verifier output (tail) ---\n{result.verifier_output}"
+    lines = [head, f"run: {result.summary()}", f"changed paths: {changed}"]
+    if result.transitions:
+        lines.append("transitions: " + " | ".join(result.transitions))
+    lines.extend(["--- verifier output (tail) ---", result.verifier_output])
+    return "\n".join(lines)
 
 
 class RunCollector:

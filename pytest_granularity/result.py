@@ -19,6 +19,7 @@ class RunResult:
     policy: str
     fault: str
     outcome: str
+    mode: str
     steps: int
     tokens: int
     prompt_tokens: int

@@ -1,4 +1,4 @@
-"""One run, start to end: task, workspace, agent and executor, verifier, result.
+"""One run, start to end: task, workspace, policy and executor, verifier, result.
 
 This is the one place that wires the chain together; every module it calls knows only its own
 link. The workspace is removed when the run ends, whatever happened.
@@ -6,35 +6,44 @@ link. The workspace is removed when the run ends, whatever happened.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .agents import AgentFactory
-from .executor import STOP_STEP_LIMIT, execute_micro
+from .executor import STOP_STEP_LIMIT, Execution, Limits, execute
+from .macros import MacroRegistry
+from .macros.runtime import FaultPoint, no_faults
+from .policies import Policy
 from .result import ERROR, FAILED, PASSED, RunResult
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, ToolContext
 from .verify import verify
-from .workspace import Workspace, WorkspaceError
+from .workspace import Changes, Workspace, WorkspaceError
 
 
 @dataclass(frozen=True)
 class RunSettings:
     agent: AgentFactory
+    macros: MacroRegistry = field(default_factory=MacroRegistry.load)
     max_steps: int | None = None
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     workspace_parent: Path | None = None
 
 
-def run_task(task: Task, policy: str, fault: str, settings: RunSettings) -> RunResult:
+def run_task(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint = no_faults) -> RunResult:
     try:
         workspace = Workspace.for_task(task, settings.workspace_parent)
     except WorkspaceError as exc:
-        return _infrastructure_error(task, policy, fault, str(exc))
+        return RunResult(
+            task=task.id, family=task.family, policy=policy.name, fault=fault, outcome=ERROR, mode="", steps=0,
+            tokens=0, prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0,
+            stop_reason="infrastructure", error=str(exc),
+        )
     with workspace:
         agent = settings.agent(task, workspace.initial)
         ctx = ToolContext(workspace, task.tests, settings.test_timeout)
-        execution = execute_micro(task, agent, ctx, settings.max_steps or task.max_steps)
+        limits = Limits(settings.max_steps or task.max_steps)
+        execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
         if execution.stop_reason == STOP_STEP_LIMIT:
             outcome, output, error = FAILED, f"stopped at the step limit ({execution.steps} steps)", None
@@ -42,13 +51,20 @@ def run_task(task: Task, policy: str, fault: str, settings: RunSettings) -> RunR
             verdict = verify(task, workspace)
             outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
             output, error = verdict.output, verdict.infrastructure_error
+    return _result(task, policy, fault, execution, changes, outcome, output, error)
+
+
+def _result(
+    task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, outcome: str, output: str, error: str | None
+) -> RunResult:
     transcript = execution.transcript
     return RunResult(
         task=task.id,
         family=task.family,
-        policy=policy,
+        policy=policy.name,
         fault=fault,
         outcome=outcome,
+        mode=execution.mode,
         steps=execution.steps,
         tokens=transcript.tokens,
         prompt_tokens=transcript.prompt_tokens,
@@ -59,16 +75,11 @@ def run_task(task: Task, policy: str, fault: str, settings: RunSettings) -> RunR
         modified=list(changes.modified),
         deleted=list(changes.deleted),
         stop_reason=execution.stop_reason,
+        failure_class=execution.failure.failure_class if execution.failure else None,
+        degraded=execution.degraded,
         transitions=list(execution.transitions),
+        contract_violations=list(execution.violations),
         verifier_output=output,
         error=error,
         transcript=transcript.to_list(),
-    )
-
-
-def _infrastructure_error(task: Task, policy: str, fault: str, message: str) -> RunResult:
-    return RunResult(
-        task=task.id, family=task.family, policy=policy, fault=fault, outcome=ERROR, steps=0, tokens=0,
-        prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0, stop_reason="infrastructure",
-        error=message,
     )

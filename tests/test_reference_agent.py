@@ -3,7 +3,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_granularity.agents.reference import ReferenceAgent, _edits, _parse_read
-from pytest_granularity.executor import execute_micro
+from pytest_granularity.executor import Limits, execute
+from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.policies import FIXED_POLICIES
 from pytest_granularity.tools import MICRO_TOOLS, ToolContext, call_tool
 from pytest_granularity.workspace import Workspace
 
@@ -34,7 +36,7 @@ def test_parse_read_inverts_read_file(fix_add):
 def test_micro_script_reads_before_it_edits_and_ends_green(fix_add):
     with Workspace.for_task(fix_add) as ws:
         agent = ReferenceAgent(fix_add, ws.initial)
-        execution = execute_micro(fix_add, agent, ToolContext(ws), max_steps=20)
+        execution = execute(fix_add, FIXED_POLICIES["micro"], agent, ToolContext(ws), MacroRegistry([]), Limits(20))
         calls = [m.tool_call.name for m in execution.transcript.messages if m.tool_call]
         assert calls == ["list_files", "search", "read_file", "edit_file", "run_tests", "finish"]
         assert execution.steps == 5
@@ -50,13 +52,13 @@ def test_step_limit_stops_a_runaway_agent(fix_add):
             return ToolCall("list_files")
 
     with Workspace.for_task(fix_add) as ws:
-        execution = execute_micro(fix_add, Looping(), ToolContext(ws), max_steps=3)
+        execution = execute(fix_add, FIXED_POLICIES["micro"], Looping(), ToolContext(ws), MacroRegistry([]), Limits(3))
     assert execution.stop_reason == "step_limit" and execution.steps == 3
 
 
 def test_same_inputs_same_tokens(fix_add):
     def tokens():
         with Workspace.for_task(fix_add) as ws:
-            return execute_micro(fix_add, ReferenceAgent(fix_add, ws.initial), ToolContext(ws), 20).transcript.tokens
+            return execute(fix_add, FIXED_POLICIES["micro"], ReferenceAgent(fix_add, ws.initial), ToolContext(ws), MacroRegistry([]), Limits(20)).transcript.tokens
 
     assert tokens() == tokens()

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from pytest_granularity.policies import FIXED_POLICIES
 from pytest_granularity.runner import RunSettings, run_task
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.taskcheck import check_task_file
@@ -43,7 +44,7 @@ def test_a_planted_conftest_cannot_make_the_verifier_pass(fix_add):
 
 
 def test_run_result_records_the_run(fix_add):
-    result = run_task(fix_add, "micro", "none", RunSettings(agent=ReferenceAgent))
+    result = run_task(fix_add, FIXED_POLICIES["micro"], "none", RunSettings(agent=ReferenceAgent))
     assert result.success and result.outcome == "passed"
     assert result.modified == ["calc/ops.py"] and result.steps == 5 and result.tokens > 0
     assert result.transcript_length == len(result.transcript) == 13
@@ -54,7 +55,7 @@ def test_missing_fixture_is_reported_as_error_not_failure(fix_add):
     import shutil
 
     shutil.rmtree(fix_add.fixture)
-    result = run_task(fix_add, "micro", "none", RunSettings(agent=ReferenceAgent))
+    result = run_task(fix_add, FIXED_POLICIES["micro"], "none", RunSettings(agent=ReferenceAgent))
     assert result.outcome == "error" and "fixture folder" in result.error
 
 

@@ -77,7 +77,7 @@ class ReferenceAgent:
         for path in sorted(touched | set(self._to_change)):
             wanted = self.target.get(path)
             if path not in touched:
-                current = self.initial.get(path)
+                current = _text(self.initial.get(path))
             elif render_diff(path, self.initial.get(path), wanted) in diff:
                 continue
             elif f"+++ b/{path}\n" in diff:
@@ -159,5 +159,9 @@ def _parse_read(observation: str) -> str:
     return "".join(line.split("\t", 1)[1] + "\n" for line in body.split("\n") if "\t" in line)
 
 
+def _text(data: bytes | None) -> str | None:
+    return data.decode("utf-8", errors="replace") if data is not None else None
+
+
 def _lines(data: bytes | None) -> list[str]:
-    return data.decode("utf-8", errors="replace").splitlines() if data is not None else []
+    return (_text(data) or "").splitlines()

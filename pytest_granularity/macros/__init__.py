@@ -1,0 +1,7 @@
+"""Macro skills: contracts, the registry, the contract-enforcing runtime and the built-in macros."""
+
+from .contract import Macro, load_macro
+from .registry import MacroRegistry
+from .runtime import MacroContext, MacroError, MacroOutcome, invoke
+
+__all__ = ["Macro", "MacroContext", "MacroError", "MacroOutcome", "MacroRegistry", "invoke", "load_macro"]

@@ -1,0 +1,45 @@
+"""move_module: move a module or package and rewrite every import of it (see ``module_move``)."""
+
+from __future__ import annotations
+
+from pytest_granularity.macros import module_move
+from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.runtime import MacroContext
+from pytest_granularity.workspace import PathEscape
+
+
+def _move(ctx: MacroContext) -> module_move.Move:
+    source = ctx.args["source"]
+    return module_move.plan(source, ctx.args["destination"], ctx.path(source).is_dir())
+
+
+def preconditions(ctx: MacroContext) -> list[str]:
+    try:
+        source, destination = ctx.path(ctx.args["source"]), ctx.path(ctx.args["destination"])
+    except PathEscape as exc:
+        return [str(exc)]
+    move = module_move.plan(ctx.args["source"], ctx.args["destination"], source.is_dir())
+    if source.is_dir() and not (source / "__init__.py").is_file():
+        return [f"{move.old_path} is a folder but not a package (no __init__.py)"]
+    if not source.is_dir() and not (source.is_file() and source.suffix == ".py"):
+        return [f"{move.old_path} is not a Python module or package"]
+    if destination.exists():
+        return [f"the destination {move.new_path} already exists"]
+    if not source.is_dir() and destination.suffix != ".py":
+        return [f"the destination {move.new_path} of a module must end in .py"]
+    if move.new == move.old or move.new.startswith(move.old + "."):
+        return [f"cannot move {move.old} into itself"]
+    return module_move.blockers(ctx.root, move)
+
+
+def run(ctx: MacroContext) -> str:
+    move = _move(ctx)
+    rewritten = module_move.apply(ctx.root, move)
+    return f"moved {move.old} to {move.new}; rewrote references in {len(rewritten)} file(s): {', '.join(rewritten) or 'none'}"
+
+
+def validate(ctx: MacroContext) -> list[str]:
+    problems = syntax_problems(ctx, module_move.python_files(ctx.root))
+    if ctx.path(ctx.args["source"]).exists():
+        problems.append(f"{ctx.args['source']} still exists after the move")
+    return problems or test_problems(ctx)

@@ -1,0 +1,31 @@
+"""Validation steps the built-in macros share: does the Python still parse, do the tests pass."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable
+
+from .runtime import MacroContext
+
+TEST_TAIL_LINES = 15
+
+
+def syntax_problems(ctx: MacroContext, paths: Iterable[str]) -> list[str]:
+    problems = []
+    for rel in paths:
+        path = ctx.path(rel)
+        if not path.is_file():
+            continue
+        try:
+            ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        except SyntaxError as exc:
+            problems.append(f"{rel} no longer parses (line {exc.lineno}: {exc.msg})")
+    return problems
+
+
+def test_problems(ctx: MacroContext) -> list[str]:
+    run = ctx.run_tests()
+    if run.passed:
+        return []
+    status = "timed out" if run.timed_out else f"exit code {run.exit_code}"
+    return [f"tests failed ({status}):\n{run.tail(TEST_TAIL_LINES)}"]

@@ -1,0 +1,172 @@
+"""A macro's contract, loaded from its folder and checked before it may run.
+
+A macro is a folder: ``SKILL.md`` (model-facing text whose front matter is a valid Agent Skill),
+``contract.yaml`` (the paper's seven parts plus the registry fields) and the Python runtime the
+contract names. The contract is what makes a failure observable: declared preconditions are
+checked before any write, declared side effects are compared with what the macro really did,
+and the fallback names the micro tools that finish a half-done job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
+
+CONTRACT_FILE = "contract.yaml"
+SKILL_FILE = "SKILL.md"
+SIDE_EFFECT_KINDS = ("create", "modify", "delete")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class Macro:
+    """A loaded macro: its contract fields, its Agent Skill front matter and its callables."""
+
+    folder: Path
+    contract: dict[str, Any]
+    skill: dict[str, Any]
+    preconditions: Callable[..., list[str]]
+    run: Callable[..., str]
+    validate: Callable[..., list[str]]
+
+    @property
+    def name(self) -> str:
+        return self.contract["name"]
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.contract["parameters"]
+
+    @property
+    def failure_classes(self) -> tuple[str, ...]:
+        return tuple(self.contract["failure_classes"])
+
+    def tool_schema(self) -> dict[str, Any]:
+        description = f"{self.contract['description'].strip()}\nWhen: {self.contract['trigger_hint'].strip()}"
+        return {"type": "function", "function": {"name": self.name, "description": description, "parameters": self.parameters}}
+
+    def allowed(self, kind: str, path: str, args: dict[str, Any]) -> bool:
+        """Whether the contract allows this ``create``/``modify``/``delete`` of ``path`` with ``args``."""
+        patterns = self.contract.get("side_effects", {}).get(kind, [])
+        return any(glob_match(p, path) for pattern in patterns for p in expand(pattern, args))
+
+
+def expand(pattern: str, args: dict[str, Any]) -> list[str]:
+    """``{name}`` placeholders filled from the call's arguments; a list argument gives one pattern per item."""
+    results = [pattern]
+    for name in _PLACEHOLDER.findall(pattern):
+        value = args.get(name)
+        values = value if isinstance(value, list) else [value]
+        results = [r.replace(f"{{{name}}}", str(v).rstrip("/")) for r in results for v in values if v is not None]
+    return results
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Path globbing: ``*`` and ``?`` stay within one folder, ``**`` crosses folders."""
+    return re.fullmatch(_glob_regex(pattern), path) is not None
+
+
+def _glob_regex(pattern: str) -> str:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            char = pattern[i]
+            out.append("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def load_macro(folder: Path) -> Macro:
+    """Load and check one macro folder; any problem is one error naming the file and field."""
+    folder = Path(folder).resolve()
+    contract_path = folder / CONTRACT_FILE
+    contract = read_yaml_mapping(contract_path)
+    check(contract_path, packaged_schema("contract.schema.json"), contract)
+    _check_parameters(contract_path, contract["parameters"])
+    skill = read_skill_front_matter(folder / SKILL_FILE)
+    expected = contract["name"].replace("_", "-")
+    if skill.get("name") != expected:
+        raise DefinitionError(folder / SKILL_FILE, "name", f"'{skill.get('name')}' must be '{expected}' (the contract name with '-' for '_')")
+    return Macro(
+        folder=folder,
+        contract=contract,
+        skill=skill,
+        preconditions=_callable(folder, contract_path, "preconditions.check", contract["preconditions"]["check"]),
+        run=_callable(folder, contract_path, "run", contract["run"]),
+        validate=_callable(folder, contract_path, "validation.check", contract["validation"]["check"]),
+    )
+
+
+def read_skill_front_matter(path: Path) -> dict[str, Any]:
+    """The YAML front matter of a ``SKILL.md``: the part between the opening and closing ``---``."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DefinitionError(path, "<file>", f"cannot read: {exc.strerror}") from None
+    parts = text.split("---", 2)
+    if not text.startswith("---") or len(parts) < 3:
+        raise DefinitionError(path, "<front matter>", "must start with YAML front matter between '---' lines")
+    try:
+        data = yaml.safe_load(parts[1])
+    except yaml.YAMLError:
+        raise DefinitionError(path, "<front matter>", "front matter is not valid YAML") from None
+    if not isinstance(data, dict):
+        raise DefinitionError(path, "<front matter>", "front matter must be a mapping")
+    return data
+
+
+def _check_parameters(path: Path, schema: dict[str, Any]) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = ".".join(["parameters", *map(str, exc.absolute_path)])
+        raise DefinitionError(path, where, f"not a valid JSON Schema: {exc.message}") from None
+    if schema.get("type") != "object":
+        raise DefinitionError(path, "parameters.type", "the parameters schema must have an object root ('type: object')")
+
+
+def _callable(folder: Path, path: Path, field_name: str, ref: str) -> Callable[..., Any]:
+    module_name, function_name = ref.split(":")
+    source = folder / f"{module_name}.py"
+    if not source.is_file():
+        raise DefinitionError(path, field_name, f"'{ref}': no file {module_name}.py in {folder}")
+    digest = hashlib.sha1(str(source).encode()).hexdigest()[:12]
+    module = _import(source, f"pytest_granularity_macro_{digest}_{module_name}")
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise DefinitionError(path, field_name, f"'{ref}': {module_name}.py has no function '{function_name}'")
+    return function
+
+
+def _import(source: Path, name: str) -> Any:
+    """Import a macro's runtime file once per process, under a name unique to its folder."""
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(source):
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise DefinitionError(source, "<module>", f"cannot import: {type(exc).__name__}: {exc}") from None
+    return module

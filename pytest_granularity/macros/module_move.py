@@ -1,0 +1,261 @@
+"""Moving a Python module or package and rewriting every reference to it, with libcst.
+
+Handled (and tested one by one): ``import a.b`` with ``a.b.x`` uses, ``import a.b as m``,
+``from a.b import x``, ``from a import b``, ``from a import b as c`` (split out of a longer
+``from a import b, d``), relative imports (``from . import b``, ``from .b import x``,
+``from ..b import x``, rewritten as absolute imports), the moved module's own relative imports
+(made absolute, since its package changed), and exact dotted strings such as
+``mock.patch("a.b.x")``.
+
+Refused before any write, as a precondition mismatch (a silent miss would be worse): a
+non-Python text file that names the module (dotted or as a path), ``from a import *`` from
+the module's parent package, a use of ``a.b`` through a bare ``import a``, and f-strings that
+spell the dotted name. Dynamic imports built at run time (``import_module("a." + name)``) cannot
+be seen; the macro's validation (the tests) is what catches them.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+import libcst as cst
+from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
+
+TEXT_SUFFIXES = (".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".csv")
+
+
+@dataclass(frozen=True)
+class Move:
+    old_path: str
+    new_path: str
+    old: str
+    new: str
+    is_package: bool
+
+    def map(self, dotted: str | None) -> str | None:
+        """The new dotted name for ``dotted`` if it is the moved module or inside it."""
+        if dotted and (dotted == self.old or dotted.startswith(self.old + ".")):
+            return self.new + dotted[len(self.old) :]
+        return None
+
+    def inside(self, rel: str) -> bool:
+        return rel == self.old_path or rel.startswith(self.old_path + "/")
+
+
+def dotted_name(rel: str) -> str:
+    """``pkg/sub/mod.py`` → ``pkg.sub.mod``; ``pkg/sub/__init__.py`` or ``pkg/sub`` → ``pkg.sub``."""
+    parts = list(PurePosixPath(rel).parts)
+    if parts[-1].endswith(".py"):
+        parts[-1] = parts[-1][:-3]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def plan(source: str, destination: str, is_package: bool) -> Move:
+    return Move(source.rstrip("/"), destination.rstrip("/"), dotted_name(source), dotted_name(destination), is_package)
+
+
+def python_files(root: Path) -> list[str]:
+    from ..workspace import iter_files
+
+    return [p.relative_to(root).as_posix() for p in iter_files(root) if p.suffix == ".py" and not p.is_symlink()]
+
+
+def blockers(root: Path, move: Move) -> list[str]:
+    """Every reference the rewrite cannot handle, found before anything is written."""
+    from ..workspace import iter_files
+
+    found = []
+    for path in iter_files(root):
+        rel = path.relative_to(root).as_posix()
+        if path.suffix in TEXT_SUFFIXES and not move.inside(rel):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if move.old in text or move.old_path in text:
+                found.append(f"{rel} (not Python) refers to {move.old}; move_module does not rewrite non-Python files")
+    for rel in python_files(root):
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        if move.old.rsplit(".", 1)[-1] not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            found.append(f"{rel} does not parse (line {exc.lineno}); its imports cannot be rewritten")
+            continue
+        found.extend(f"{rel}: {problem}" for problem in _unsupported(tree, rel, move))
+    return found
+
+
+def _unsupported(tree: ast.Module, rel: str, move: Move) -> list[str]:
+    parent = move.old.rpartition(".")[0]
+    package = _package_of(rel)
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.asname is None}
+    direct = any(name == move.old or name.startswith(move.old + ".") for name in imported)
+    problems = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            if _absolute(package, node.module, node.level) == parent and parent:
+                problems.append(f"'from {parent} import *' may bind {move.old}; star imports are not rewritten")
+        elif isinstance(node, ast.Attribute) and not direct and _dotted(node) == move.old:
+            problems.append(f"line {node.lineno} uses {move.old} through an import of its parent package")
+        elif isinstance(node, ast.JoinedStr) and any(
+            isinstance(v, ast.Constant) and move.old in str(v.value) for v in node.values
+        ):
+            problems.append(f"line {node.lineno} spells {move.old} in an f-string, which is not rewritten")
+    return problems
+
+
+def apply(root: Path, move: Move) -> list[str]:
+    """Move the files, add missing ``__init__.py`` files, rewrite references; returns rewritten files."""
+    old, new = root / move.old_path, root / move.new_path
+    _ensure_packages(root, PurePosixPath(move.new_path).parent)
+    new.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(old), str(new))
+    rewritten = []
+    needle = move.old.rsplit(".", 1)[-1]
+    for rel in python_files(root):
+        moved_from = _old_location(rel, move)
+        source = (root / rel).read_text(encoding="utf-8")
+        if moved_from is None and needle not in source:
+            continue
+        result = _rewrite(source, moved_from or rel, move, inside=moved_from is not None)
+        if result != source:
+            (root / rel).write_text(result, encoding="utf-8")
+            rewritten.append(rel)
+    return rewritten
+
+
+def _ensure_packages(root: Path, folder: PurePosixPath) -> None:
+    for depth in range(1, len(folder.parts) + 1):
+        directory = root.joinpath(*folder.parts[:depth])
+        if not directory.exists():
+            directory.mkdir()
+            (directory / "__init__.py").write_text("")
+
+
+def _old_location(rel: str, move: Move) -> str | None:
+    """Where a file that is now at ``rel`` was before the move (None if it did not move)."""
+    if rel == move.new_path or rel.startswith(move.new_path + "/"):
+        return move.old_path + rel[len(move.new_path) :]
+    return None
+
+
+def _rewrite(source: str, rel: str, move: Move, inside: bool) -> str:
+    tree = ast.parse(source)
+    uses_module = any(
+        isinstance(n, ast.Import) and any(a.asname is None and move.map(a.name) for a in n.names) for n in ast.walk(tree)
+    )
+    return cst.parse_module(source).visit(_Rewriter(move, _package_of(rel), inside, uses_module)).code
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, move: Move, package: str, inside: bool, uses_module: bool) -> None:
+        self.move = move
+        self.package = package
+        self.inside = inside
+        self.uses_module = uses_module
+        self._in_import = 0
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self._in_import += 1
+
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        self._in_import -= 1
+        return updated
+
+    def leave_ImportAlias(self, original: cst.ImportAlias, updated: cst.ImportAlias) -> cst.ImportAlias:
+        if self._in_import:
+            mapped = self.move.map(get_full_name_for_node(updated.name))
+            if mapped:
+                return updated.with_changes(name=_dotted_node(mapped))
+        return updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if self.uses_module and not self._in_import and get_full_name_for_node(updated) == self.move.old:
+            return _dotted_node(self.move.new)
+        return updated
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
+        value = updated.evaluated_value
+        mapped = self.move.map(value) if isinstance(value, str) else None
+        if not mapped:
+            return updated
+        prefix_len = len(updated.prefix) + len(updated.quote)
+        return updated.with_changes(value=updated.value[:prefix_len] + mapped + updated.value[len(updated.value) - len(updated.quote) :])
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        lines: list[cst.BaseStatement] = []
+        for statement in updated.body:
+            if isinstance(statement, cst.ImportFrom):
+                lines.extend(updated.with_changes(body=[s]) for s in self._import_from(statement))
+            else:
+                lines.append(updated.with_changes(body=[statement]))
+        if len(lines) == 1 and len(updated.body) == 1:
+            return lines[0]
+        return cst.FlattenSentinel(lines)
+
+    def _import_from(self, node: cst.ImportFrom) -> list[cst.ImportFrom]:
+        absolute = get_absolute_module_from_package_for_import(self.package, node) if node.relative else get_full_name_for_node(node.module)
+        if absolute is None:
+            return [node]
+        mapped = self.move.map(absolute)
+        if mapped:
+            return [_absolute_from(node, mapped)]
+        if isinstance(node.names, cst.ImportStar):
+            return [self._outside(node, absolute)]
+        moved = [a for a in node.names if f"{absolute}.{a.name.value}" == self.move.old]
+        if not moved:
+            return [self._outside(node, absolute)]
+        rest = [a for a in node.names if a not in moved]
+        new_parent, _, new_name = self.move.new.rpartition(".")
+        statements = []
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            statements.append(self._outside(node.with_changes(names=rest), absolute))
+        for alias in moved:
+            bound = alias.asname.name.value if alias.asname else alias.name.value
+            asname = None if bound == new_name else cst.AsName(name=cst.Name(bound))
+            statements.append(cst.ImportFrom(module=_dotted_node(new_parent), names=[cst.ImportAlias(name=cst.Name(new_name), asname=asname)]))
+        return statements
+
+    def _outside(self, node: cst.ImportFrom, absolute: str) -> cst.ImportFrom:
+        """A moved file's relative import of something outside the moved unit must become absolute."""
+        if self.inside and node.relative and not self.move.map(absolute):
+            return _absolute_from(node, absolute)
+        return node
+
+
+def _absolute_from(node: cst.ImportFrom, module: str) -> cst.ImportFrom:
+    return node.with_changes(module=_dotted_node(module), relative=[], whitespace_after_from=cst.SimpleWhitespace(" "))
+
+
+def _dotted_node(dotted: str) -> cst.Attribute | cst.Name:
+    node = cst.parse_expression(dotted)
+    assert isinstance(node, (cst.Attribute, cst.Name))
+    return node
+
+
+def _package_of(rel: str) -> str:
+    module = dotted_name(rel)
+    return module if rel.endswith("__init__.py") else module.rpartition(".")[0]
+
+
+def _absolute(package: str, module: str | None, level: int) -> str | None:
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    return None

@@ -1,0 +1,129 @@
+"""Calling a macro under its contract, and classifying how it failed.
+
+The order is the contract's: arguments against the parameters schema, preconditions (which
+must not write), the ``early`` fault point, the macro's own work, the side effects it really
+had compared with the declared ones, its own validation, the ``late`` fault point. Whatever
+goes wrong lands in exactly one of the five failure classes, with the paths it changed, so the
+recovery router and the agent can see what was left behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..failures import (
+    EXECUTOR_EXCEPTION,
+    PARTIAL_SIDE_EFFECT,
+    PRECONDITION_MISMATCH,
+    PROTOCOL_FAILURE,
+    VALIDATION_FAILURE,
+)
+from ..pytest_process import PytestRun, run_pytest
+from ..schemas import first_error
+from ..workspace import Changes, Workspace, compare
+from .contract import SIDE_EFFECT_KINDS, Macro
+
+_PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
+
+FaultPoint = Callable[[str, str, dict[str, Any], Path], None]
+"""Called as ``point(name, macro_name, args, workspace_root)`` at ``early`` and ``late``; may raise."""
+
+
+def no_faults(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
+    return None
+
+
+class MacroError(Exception):
+    """Raised by a macro that finds, while acting, that it cannot finish the job."""
+
+
+@dataclass(frozen=True)
+class MacroContext:
+    """What a macro's functions are given: the workspace, the call's arguments and a test runner."""
+
+    workspace: Workspace
+    args: dict[str, Any]
+    tests: tuple[str, ...] = ()
+    test_timeout: float = 120.0
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    def path(self, rel: str) -> Path:
+        return self.workspace.resolve(rel)
+
+    def run_tests(self, paths: list[str] | None = None) -> PytestRun:
+        return run_pytest(self.root, list(paths or self.args.get("tests") or self.tests), self.test_timeout)
+
+
+@dataclass(frozen=True)
+class MacroOutcome:
+    macro: str
+    failure_class: str | None
+    reason: str
+    changes: Changes = Changes()
+    validation_problems: tuple[str, ...] = ()
+    violations: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.failure_class is None
+
+    def observation(self) -> str:
+        changed = ", ".join(self.changes.paths) or "none"
+        if self.ok:
+            return f"{self.macro} succeeded: {self.reason}\nchanged paths: {changed}"
+        return f"{self.macro} failed ({self.failure_class}): {self.reason}\nchanged paths: {changed}"
+
+
+def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> MacroOutcome:
+    """Run one macro call under its contract; never raises for anything the macro does."""
+    error = first_error(macro.parameters, ctx.args)
+    if error is not None:
+        return MacroOutcome(macro.name, PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
+    before = ctx.workspace.files()
+
+    def outcome(failure: str | None, reason: str, problems: tuple[str, ...] = ()) -> MacroOutcome:
+        changes = compare(before, ctx.workspace.files())
+        return MacroOutcome(macro.name, failure, reason, changes, problems, _violations(macro, ctx.args, changes))
+
+    try:
+        reasons = list(macro.preconditions(ctx))
+    except Exception as exc:
+        return outcome(EXECUTOR_EXCEPTION, f"preconditions raised {type(exc).__name__}: {exc}")
+    if reasons:
+        return outcome(PRECONDITION_MISMATCH, "; ".join(reasons))
+    try:
+        fault("early", macro.name, ctx.args, ctx.root)
+        summary = macro.run(ctx)
+    except MacroError as exc:
+        failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
+        return outcome(failure, str(exc))
+    except Exception as exc:
+        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}")
+    if not isinstance(summary, str):
+        return outcome(PROTOCOL_FAILURE, f"the macro returned {type(summary).__name__}, not a text summary")
+    try:
+        problems = tuple(macro.validate(ctx))
+    except Exception as exc:
+        return outcome(EXECUTOR_EXCEPTION, f"validation raised {type(exc).__name__}: {exc}")
+    if problems:
+        return outcome(VALIDATION_FAILURE, "validation rejected the result: " + "; ".join(problems), problems)
+    try:
+        fault("late", macro.name, ctx.args, ctx.root)
+    except Exception as exc:
+        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}")
+    return outcome(None, summary)
+
+
+def _violations(macro: Macro, args: dict[str, Any], changes: Changes) -> tuple[str, ...]:
+    by_kind = dict(zip(SIDE_EFFECT_KINDS, (changes.created, changes.modified, changes.deleted)))
+    return tuple(
+        f"{macro.name} {_PAST[kind]} {path}, which its contract does not allow"
+        for kind, paths in by_kind.items()
+        for path in paths
+        if not macro.allowed(kind, path, args)
+    )
