@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import DATA
+from conftest import DATA, REPO
 
 
 @pytest.fixture
@@ -72,3 +72,61 @@ def test_xdist_gives_the_same_table(project):
     parallel = project.runpytest_subprocess("tasks", "--granularity=micro", "-n", "2")
     parallel.assert_outcomes(passed=1)
     assert table(parallel.stdout.str()) == table(serial.stdout.str())
+
+
+def test_all_policies_with_faults(project):
+    result = project.runpytest("tasks", "--granularity=all", "-v")
+    result.stdout.fnmatch_lines(
+        [
+            "*fix-add[[]micro[]] PASSED*",
+            "*fix-add[[]macro[]] PASSED*",
+            "*fix-add[[]macro-early[]] FAILED*",
+            "*fix-add[[]macro-late[]] PASSED*",
+            "*fix-add[[]hybrid[]] PASSED*",
+            "*fix-add[[]hybrid-early[]] PASSED*",
+            "*fix-add[[]hybrid-late[]] PASSED*",
+        ]
+    )
+    rows = [r.split() for r in table(result.stdout.str())[1:]]
+    assert [r[:2] for r in rows] == [["micro", "none"], ["macro", "none"], ["macro", "early"], ["macro", "late"], ["hybrid", "none"], ["hybrid", "early"], ["hybrid", "late"]]
+    result.stdout.fnmatch_lines(["*transitions: route --macro--> macro | macro --macro_failed(replace_and_verify)--> classify*"])
+
+
+def test_recovery_override_names_the_policy(project):
+    result = project.runpytest("tasks", "--granularity=hybrid", "--granularity-recovery=never", "-v")
+    result.stdout.fnmatch_lines(["*fix-add[[]hybrid@never-early[]] FAILED*", "*fix-add[[]hybrid@never-late[]] PASSED*"])
+
+
+def test_another_plugin_can_inject_a_fault_and_register_macros(project):
+    macros = project.path / "mymacros"
+    shutil.copytree(REPO / "pytest_granularity/macros/builtin/replace-and-verify", macros / "swap-text")
+    contract = macros / "swap-text" / "contract.yaml"
+    contract.write_text(contract.read_text().replace("name: replace_and_verify", "name: swap_text"))
+    skill = macros / "swap-text" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("name: replace-and-verify", "name: swap-text"))
+    project.makeconftest(
+        """
+        from pathlib import Path
+
+        def pytest_granularity_macro_folders(config):
+            return [Path(__file__).parent / "mymacros"]
+
+        def pytest_granularity_macro_late(macro, args, workspace):
+            raise RuntimeError("plugin fault")
+        """
+    )
+    task = project.path / "tasks/fix-add/task.yaml"
+    task.write_text(task.read_text().replace("skill: replace_and_verify", "skill: swap_text"))
+    result = project.runpytest("tasks", "--granularity=macro,hybrid")
+    rows = {tuple(r.split()[:2]): r.split() for r in table(result.stdout.str())[1:]}
+    assert rows[("macro", "none")][3] == "1.000", "the plugin's macro ran, and a late fault leaves the work done"
+    assert rows[("macro", "none")][-1] == "executor_exception=1"
+    assert rows[("hybrid", "none")][7] == "1.000", "hybrid degrades after every late fault"
+
+
+def test_a_bad_macro_folder_is_a_usage_error(project):
+    (project.path / "bad" / "m").mkdir(parents=True)
+    (project.path / "bad" / "m" / "contract.yaml").write_text("name: [")
+    result = project.runpytest("tasks", "--granularity=macro", "--granularity-macros=bad")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bad macro definition*contract.yaml: field '<file>': not valid YAML*"])

@@ -77,7 +77,7 @@ def blockers(root: Path, move: Move) -> list[str]:
                 found.append(f"{rel} (not Python) refers to {move.old}; move_module does not rewrite non-Python files")
     for rel in python_files(root):
         text = (root / rel).read_text(encoding="utf-8", errors="replace")
-        if move.old.rsplit(".", 1)[-1] not in text:
+        if move.old.rsplit(".", 1)[-1] not in text and "import *" not in text:
             continue
         try:
             tree = ast.parse(text)

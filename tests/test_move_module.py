@@ -1,0 +1,121 @@
+"""move_module: one test per import form it claims, one per form it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from macro_helpers import call, workspace
+
+BASE = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": '"""Module a."""\nfrom .models import Thing\n\n\ndef helper():\n    return Thing()\n',
+    "pkg/models.py": "class Thing:\n    pass\n",
+    "pkg/sub/__init__.py": "",
+}
+
+
+def moved(tmp_path, user_code, source="pkg/a.py", destination="pkg/sub/a2.py", **extra):
+    files = {**BASE, "pkg/sub/user.py": user_code, **extra}
+    ws = workspace(tmp_path, files)
+    outcome = call(ws, "move_module", source=source, destination=destination)
+    return outcome, ws
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("import pkg.a\nx = pkg.a.helper()\n", "import pkg.sub.a2\nx = pkg.sub.a2.helper()\n"),
+        ("import pkg.a as m\nx = m.helper()\n", "import pkg.sub.a2 as m\nx = m.helper()\n"),
+        ("from pkg.a import helper\n", "from pkg.sub.a2 import helper\n"),
+        ("from pkg.a import (\n    helper,\n)\n", "from pkg.sub.a2 import (\n    helper,\n)\n"),
+        ("from pkg import a\n", "from pkg.sub import a2 as a\n"),
+        ("from pkg import a as alias\n", "from pkg.sub import a2 as alias\n"),
+        ("from pkg import models, a\n", "from pkg import models\nfrom pkg.sub import a2 as a\n"),
+        ("from .. import a\n", "from pkg.sub import a2 as a\n"),
+        ("from ..a import helper\n", "from pkg.sub.a2 import helper\n"),
+        ("from ..a import helper as h\n", "from pkg.sub.a2 import helper as h\n"),
+        ('from unittest import mock\np = mock.patch("pkg.a.helper")\n', 'from unittest import mock\np = mock.patch("pkg.sub.a2.helper")\n'),
+        ("import importlib\nm = importlib.import_module('pkg.a')\n", "import importlib\nm = importlib.import_module('pkg.sub.a2')\n"),
+    ],
+    ids=["import-attr", "import-as", "from-import", "from-import-multiline", "from-parent", "from-parent-as",
+         "from-parent-split", "relative-parent", "relative-module", "relative-as", "mock-patch-string", "import-module-string"],
+)
+def test_rewrites_each_import_form(tmp_path, code, expected):
+    outcome, ws = moved(tmp_path, code)
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/sub/user.py").read_text() == expected
+    assert not (ws.root / "pkg/a.py").exists()
+
+
+def test_the_moved_module_own_relative_imports_become_absolute(tmp_path):
+    outcome, ws = moved(tmp_path, "")
+    assert outcome.ok
+    assert (ws.root / "pkg/sub/a2.py").read_text().startswith('"""Module a."""\nfrom pkg.models import Thing\n')
+
+
+def test_moving_into_a_new_folder_creates_the_package(tmp_path):
+    outcome, ws = moved(tmp_path, "from pkg.a import helper\n", destination="pkg/new/deep/a.py")
+    assert outcome.ok
+    assert (ws.root / "pkg/new/__init__.py").exists() and (ws.root / "pkg/new/deep/__init__.py").exists()
+    assert outcome.changes.created == ("pkg/new/__init__.py", "pkg/new/deep/__init__.py", "pkg/new/deep/a.py")
+    assert not outcome.violations
+
+
+def test_moving_a_package(tmp_path):
+    files = {"pkg/inner/__init__.py": "from .core import run\n", "pkg/inner/core.py": "from ..models import Thing\nrun = Thing\n"}
+    outcome, ws = moved(tmp_path, "from pkg.inner.core import run\nimport pkg.inner\n", source="pkg/inner", destination="pkg/sub/inner", **files)
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/sub/user.py").read_text() == "from pkg.sub.inner.core import run\nimport pkg.sub.inner\n"
+    assert (ws.root / "pkg/sub/inner/core.py").read_text() == "from pkg.models import Thing\nrun = Thing\n"
+
+
+def test_validation_runs_the_tests_and_catches_a_dynamic_import(tmp_path):
+    code = "import importlib\n\ndef load(name):\n    return importlib.import_module('pkg.' + name)\n"
+    test = "from pkg.sub.user import load\n\ndef test_load():\n    assert load('a').helper()\n"
+    outcome, ws = moved(tmp_path, code, **{"tests/test_user.py": test})
+    assert outcome.failure_class == "validation_failure"
+    assert "tests failed" in outcome.reason and (ws.root / "pkg/sub/a2.py").exists()
+
+
+def test_a_passing_suite_validates(tmp_path):
+    test = "from pkg.sub.user import h\n\ndef test_h():\n    assert h() is not None\n"
+    outcome, _ = moved(tmp_path, "from ..a import helper as h\n", **{"tests/test_user.py": test})
+    assert outcome.ok, outcome.reason
+
+
+@pytest.mark.parametrize(
+    ("code", "extra", "words"),
+    [
+        ("", {"README.md": "See pkg.a for helpers.\n"}, "README.md (not Python) refers to pkg.a"),
+        ("", {"config.json": '{"module": "pkg/a.py"}'}, "config.json (not Python) refers to pkg.a"),
+        ("import pkg\nx = pkg.a.helper()\n", {}, "through an import of its parent package"),
+        ("from pkg import *\n", {}, "star imports are not rewritten"),
+        ('name = "a"\nx = f"pkg.a.{name}"\n', {}, "f-string"),
+        ("", {"pkg/sub/a2.py": "exists = True\n"}, "already exists"),
+    ],
+    ids=["readme-reference", "json-path-reference", "bare-parent-import", "star-import", "f-string", "target-exists"],
+)
+def test_refuses_what_it_cannot_rewrite_before_any_write(tmp_path, code, extra, words):
+    files = {**BASE, "pkg/sub/user.py": code, **extra}
+    ws = workspace(tmp_path, files)
+    before = ws.files()
+    outcome = call(ws, "move_module", source="pkg/a.py", destination="pkg/sub/a2.py")
+    assert outcome.failure_class == "precondition_mismatch"
+    assert words in outcome.reason
+    assert ws.files() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "failure"),
+    [
+        ({"source": "pkg/missing.py", "destination": "pkg/b.py"}, "precondition_mismatch"),
+        ({"source": "pkg/a.py", "destination": "pkg/b"}, "precondition_mismatch"),
+        ({"source": "pkg/a.py", "destination": "../outside.py"}, "precondition_mismatch"),
+        ({"source": "pkg/a.py"}, "protocol_failure"),
+        ({"source": "pkg/a.py", "destination": 3}, "protocol_failure"),
+    ],
+)
+def test_bad_calls_are_classified(tmp_path, args, failure):
+    ws = workspace(tmp_path, BASE)
+    assert call(ws, "move_module", **args).failure_class == failure
+    assert not ws.changes()
