@@ -32,8 +32,8 @@ def test_valid_task_resolves_every_path(fix_add, data_copy):
     assert fix_add.fixture == (data_copy / "minipkg").resolve()
     assert fix_add.setup.name == "setup"
     assert fix_add.verifier_timeout == 30
-    assert fix_add.faults == ()
-    assert fix_add.macro is None
+    assert fix_add.faults == ("early", "late")
+    assert fix_add.macro.skill == "replace_and_verify" and fix_add.macro.args["files"] == ["calc/ops.py"]
 
 
 def test_bare_fixture_name_is_looked_up_under_fixtures(tmp_path):
