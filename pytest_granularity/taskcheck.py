@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .macros import MacroRegistry
 from .pytest_process import run_pytest
+from .schemas import first_error
 from .tasks import Task, TaskError, load_task
 from .verify import verify
 from .workspace import Workspace, WorkspaceError, solution_files
@@ -26,15 +28,25 @@ class TaskCheck:
         return not self.problems
 
 
-def check_task_file(path: Path) -> TaskCheck:
+def check_task_file(path: Path, macros: MacroRegistry) -> TaskCheck:
     try:
         task = load_task(path)
     except TaskError as exc:
         return TaskCheck(Path(path), (str(exc),))
     try:
-        return TaskCheck(task.path, tuple(_problems(task)))
+        return TaskCheck(task.path, tuple(_macro_problems(task, macros) + _problems(task)))
     except WorkspaceError as exc:
         return TaskCheck(task.path, (str(exc),))
+
+
+def _macro_problems(task: Task, macros: MacroRegistry) -> list[str]:
+    if task.macro is None:
+        return []
+    macro = macros.get(task.macro.skill)
+    if macro is None:
+        return [f"macro.skill: no macro named '{task.macro.skill}' (known: {', '.join(macros.names)})"]
+    error = first_error(macro.parameters, task.macro.args)
+    return [f"macro.args.{error[0]}: {error[1]}"] if error else []
 
 
 def _problems(task: Task) -> list[str]:

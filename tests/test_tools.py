@@ -124,3 +124,24 @@ def test_run_tests_timeout_kills_the_process_group(fix_add, tmp_path):
         time.sleep(0.05)
     else:
         pytest.fail("the hung test's child process outlived the timeout")
+
+
+def test_pytest_output_is_stable_between_identical_runs(tmp_path):
+    from pytest_granularity.pytest_process import _stable
+
+    text = f"{tmp_path}/a.py:3: error\n== 3 passed in 0.02s ==\n1 failed, 2 passed in 1.32s (0:00:01)\n"
+    assert _stable(text, tmp_path) == "<workspace>/a.py:3: error\n== 3 passed ==\n1 failed, 2 passed\n"
+
+
+def test_identical_workspaces_share_one_pytest_run(fix_add, monkeypatch):
+    from pytest_granularity import pytest_process
+
+    calls = []
+    real = pytest_process._run
+    monkeypatch.setattr(pytest_process, "_run", lambda *a: calls.append(a) or real(*a))
+    with Workspace.for_task(fix_add) as one, Workspace.for_task(fix_add) as two:
+        first = pytest_process.run_pytest(one.root, ["tests"], 30)
+        assert pytest_process.run_pytest(two.root, ["tests"], 30) == first
+        (two.root / "calc/ops.py").write_text("SCALE = 1\n")
+        pytest_process.run_pytest(two.root, ["tests"], 30)
+    assert len(calls) <= 2 and calls[-1][0] == two.root

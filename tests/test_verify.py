@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.policies import FIXED_POLICIES
 from pytest_granularity.runner import RunSettings, run_task
 from pytest_granularity.agents.reference import ReferenceAgent
@@ -61,5 +62,11 @@ def test_missing_fixture_is_reported_as_error_not_failure(fix_add):
 
 def test_task_check_names_a_task_whose_verifier_passes_untouched(fix_add):
     (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("def test_nothing():\n    pass\n")
-    check = check_task_file(fix_add.path)
+    check = check_task_file(fix_add.path, MacroRegistry.load())
     assert not check.ok and "accepts the untouched workspace" in check.problems[0]
+
+
+def test_task_check_names_a_bad_reference_macro_call(fix_add):
+    fix_add.path.write_text(fix_add.path.read_text().replace("old: \"SCALE = 2\"", "old: 2"))
+    check = check_task_file(fix_add.path, MacroRegistry.load())
+    assert check.problems == ("macro.args.old: 2 is not of type 'string'",)

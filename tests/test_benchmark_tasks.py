@@ -1,0 +1,31 @@
+"""Every shipped benchmark task is honest: it fails before and passes after its reference solution."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import REPO
+from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.taskcheck import check_task_file
+from pytest_granularity.tasks import FAMILIES, find_task_files, load_task
+
+TASK_FILES = find_task_files([REPO / "benchmark_tasks"])
+
+
+@pytest.fixture(scope="module")
+def macros():
+    return MacroRegistry.load()
+
+
+@pytest.mark.parametrize("path", TASK_FILES, ids=[p.parent.name for p in TASK_FILES])
+def test_task_is_honest(path, macros):
+    result = check_task_file(path, macros)
+    assert result.ok, "\n".join(result.problems)
+
+
+def test_the_benchmark_has_twenty_tasks_per_family():
+    tasks = [load_task(p) for p in TASK_FILES]
+    assert len({t.id for t in tasks}) == len(tasks)
+    counts = {family: sum(t.family == family for t in tasks) for family in FAMILIES}
+    assert counts == {family: 20 for family in FAMILIES}
+    assert all(t.faults == ("early", "late") for t in tasks if t.family == "recovery")
