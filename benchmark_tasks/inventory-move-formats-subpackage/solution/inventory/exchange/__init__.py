@@ -1,0 +1,1 @@
+"""Exchange of stock data with other systems: CSV and JSON import/export."""
