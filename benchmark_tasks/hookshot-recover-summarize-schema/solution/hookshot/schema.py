@@ -9,10 +9,10 @@ Violations are reported with JSONPath-like locations such as
 Public API of hookshot.schema:
 
 - class SchemaViolation(path: str, message: str): One place where a payload does not match its schema.
-- class SchemaError(violations: list[SchemaViolation], event_name: str | None = None): Raised when a payload fails validation; carries every violation.
+- class SchemaError(violations: list[SchemaViolation], event_name: str | None=None): Raised when a payload fails validation; carries every violation.
 - def json_type_name(value: Any) -> str: Return the JSON type name of a decoded JSON *value*.
-- def validate(payload: Any, schema: Schema, path: str = ROOT_PATH) -> list[SchemaViolation]: Return every violation of *schema* by *payload* (empty when valid).
-- class SchemaRegistry(schemas: Mapping[str, Schema] | None = None): Maps event names to payload schemas and validates events against them.
+- def validate(payload: Any, schema: Schema, path: str=ROOT_PATH) -> list[SchemaViolation]: Return every violation of *schema* by *payload* (empty when valid).
+- class SchemaRegistry(schemas: Mapping[str, Schema] | None=None): Maps event names to payload schemas and validates events against them.
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ Public API of inventory.reorder:
 
 - class ReorderSuggestion(sku: str, on_hand: int, reorder_point: int, order_quantity: int): A recommendation to order ``order_quantity`` units of ``sku``.
 - def moving_average(values: Sequence[float], window: int) -> list[float]: Simple moving average of ``values`` over ``window`` consecutive items.
-- def average_daily_demand(history: Sequence[int], window: int = DEMAND_WINDOW_DAYS) -> float: Average units per day over the most recent ``window`` days of ``history``.
+- def average_daily_demand(history: Sequence[int], window: int=DEMAND_WINDOW_DAYS) -> float: Average units per day over the most recent ``window`` days of ``history``.
 - def days_until_stockout(on_hand: int, forecast: Sequence[int]) -> int | None: Return the 1-based day on which stock runs out under ``forecast``.
-- def reorder_point(avg_daily_demand: float, lead_time_days: int, safety_stock: int = 0) -> int: Units needed to cover demand during the lead time plus safety stock.
-- def suggest_reorders(products: Iterable[Product], on_hand: Mapping[str, int], demand_history: Mapping[str, Sequence[int]] | None = None, rules: Mapping[str, ReorderRule] | None = None, default_threshold: int = DEFAULT_REORDER_THRESHOLD, lead_time_days: int = DEFAULT_LEAD_TIME_DAYS) -> list[ReorderSuggestion]: Return reorder suggestions for every product that needs restocking.
+- def reorder_point(avg_daily_demand: float, lead_time_days: int, safety_stock: int=0) -> int: Units needed to cover demand during the lead time plus safety stock.
+- def suggest_reorders(products: Iterable[Product], on_hand: Mapping[str, int], demand_history: Mapping[str, Sequence[int]] | None=None, rules: Mapping[str, ReorderRule] | None=None, default_threshold: int=DEFAULT_REORDER_THRESHOLD, lead_time_days: int=DEFAULT_LEAD_TIME_DAYS) -> list[ReorderSuggestion]: Return reorder suggestions for every product that needs restocking.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Row-level transforms: rounding, currency conversion, date and text normalisation
 and rule-based categorisation.
 
-All transforms are pure: they take :class:`~ledgerflow.core.records.Transaction`
+All transforms are pure: they take :class:`~ledgerflow.records.Transaction`
 objects and return new ones.
 """
 

@@ -1,6 +1,6 @@
 """Validation rules for coerced transactions, with structured error reporting.
 
-A *rule* is a callable taking one :class:`~ledgerflow.core.records.Transaction` and
+A *rule* is a callable taking one :class:`~ledgerflow.records.Transaction` and
 returning an :class:`Issue` or ``None``.  :func:`validate` applies a sequence
 of rules to every transaction and collects the results in a
 :class:`ValidationReport`, which can render a human-readable summary or raise

@@ -9,8 +9,8 @@ of rules to every transaction and collects the results in a
 Public API of ledgerflow.validation:
 
 - class Severity(): How serious an :class:`Issue` is.  Only errors reject a transaction.
-- class Issue(txn_id: str, rule: str, message: str, severity: Severity = Severity.ERROR): A single problem found with one transaction.
-- class ValidationReport(issues: list[Issue] = <factory>, checked: int = 0): All issues found while validating a batch of transactions.
+- class Issue(txn_id: str, rule: str, message: str, severity: Severity): A single problem found with one transaction.
+- class ValidationReport(issues: list[Issue], checked: int): All issues found while validating a batch of transactions.
 - def non_zero_amount(txn: Transaction) -> Issue | None: Reject transactions whose amount is exactly zero.
 - def currency_code(txn: Transaction) -> Issue | None: Reject currency codes that are not three upper-case letters.
 - def description_present(txn: Transaction) -> Issue | None: Warn about transactions without a description.

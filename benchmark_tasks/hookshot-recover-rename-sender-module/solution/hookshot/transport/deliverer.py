@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import hookshot.signing
 from hookshot.delivery_log import DeliveryLog, DeliveryStatus
 
-from ..events import Event
-from ..http import DEFAULT_USER_AGENT, Request, Response, build_request
-from ..retry import RetryPolicy, parse_retry_after
-from ..router import match_pattern
-from .base import DEFAULT_TIMEOUT, Transport, TransportError
+from hookshot.events import Event
+from hookshot.http import DEFAULT_USER_AGENT, Request, Response, build_request
+from hookshot.retry import RetryPolicy, parse_retry_after
+from hookshot.router import match_pattern
+from hookshot.transport.base import DEFAULT_TIMEOUT, Transport, TransportError
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from hookshot.config import Settings
 
 EVENT_HEADER = "X-Hookshot-Event"
 DELIVERY_HEADER = "X-Hookshot-Delivery"

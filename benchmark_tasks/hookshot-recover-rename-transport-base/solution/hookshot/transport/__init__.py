@@ -1,7 +1,7 @@
 """Pluggable transports and the deliverer that drives them.
 
 hookshot ships no network transport: applications pass any callable matching
-:class:`~hookshot.transport.protocol.Transport` (for example a thin wrapper
+:class:`~hookshot.transport.base.Transport` (for example a thin wrapper
 around their HTTP client). :class:`MemoryTransport` is provided for tests.
 """
 

@@ -1,4 +1,4 @@
-"""Reading transaction CSV files into :class:`~ledgerflow.core.records.Transaction` records.
+"""Reading transaction CSV files into :class:`~ledgerflow.records.Transaction` records.
 
 Rows that fail schema coercion are collected as :class:`RowError` entries
 (with their line number) instead of aborting the whole read, unless
