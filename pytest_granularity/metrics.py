@@ -48,9 +48,9 @@ def g_score(success_rate: float, mean_steps_successful: float | None, mean_token
 
 
 def summarize(results: Iterable[RunResult]) -> list[Summary]:
-    """One summary per policy and fault, in a fixed order."""
+    """One summary per policy and fault, in a fixed order whatever order the runs came in."""
     groups: dict[tuple[str, str], list[RunResult]] = defaultdict(list)
-    for r in results:
+    for r in sorted(results, key=lambda r: r.key):
         groups[(r.policy, r.fault)].append(r)
     micro_tokens = {r.task: r.tokens for r in groups.get(("micro", "none"), [])}
     return [_summarise(policy, fault, runs, micro_tokens) for (policy, fault), runs in sorted(groups.items(), key=_order)]

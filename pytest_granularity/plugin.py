@@ -21,7 +21,7 @@ from .failures import InjectedFault
 from .macros import MacroRegistry
 from .metrics import summarize
 from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
-from .report import render_table
+from .report import render_table, write_report
 from .result import ERROR, RunResult
 from .runner import RunSettings, run_task
 from .schemas import DefinitionError
@@ -48,6 +48,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
     group.addoption("--granularity-max-steps", type=int, default=None, metavar="N", help="step limit per run (default: the task's, else 40).")
     group.addoption("--granularity-macros", default=None, metavar="PATH", help="a folder of extra macros to register.")
+    group.addoption(
+        "--granularity-report",
+        default=None,
+        metavar="PATH",
+        help="write the summaries as JSON to PATH and every run record (with transcript) to PATH with .jsonl.",
+    )
     group.addoption(
         "--granularity-recovery",
         default=None,
@@ -249,4 +255,8 @@ class RunCollector:
         if not self.results:
             terminalreporter.write_line("no benchmark runs were made")
             return
-        terminalreporter.write_line(render_table(summarize(sorted(self.results, key=lambda r: r.key))))
+        terminalreporter.write_line(render_table(summarize(self.results)))
+        report = self.config.getoption("--granularity-report")
+        if report:
+            written = write_report(Path(report), self.results)
+            terminalreporter.write_line(f"report: {written[0]} (summaries), {written[1]} (run records)")

@@ -3,7 +3,8 @@
 Shared by the agent's ``run_tests`` tool, the macros' own validation and the verifier, so all
 three run tests the same way: a new process group that is killed whole on timeout (a hung
 test cannot leave children behind), no bytecode or cache files written into the workspace,
-and no third-party pytest plugins auto-loaded (this one must not recurse into itself, and
+the tests' temporary files kept in a scratch folder removed afterwards, and no third-party
+pytest plugins auto-loaded (this one must not recurse into itself, and
 installed plugins such as xdist, randomly or benchmark must not change what a run sees).
 """
 
@@ -15,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -72,35 +74,45 @@ def _memo_key(cwd: Path, args: Sequence[str], timeout: float) -> str:
 
 def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
     command = [
-        sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider", *args,
+        sys.executable, "-m", "pytest", "-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args,
     ]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
-        env.pop(name, None)
-    started = time.monotonic()
-    with subprocess.Popen(
-        command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, start_new_session=True,
-    ) as process:
-        try:
-            output, _ = process.communicate(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            output, _ = process.communicate()
-            timed_out = True
-    text = _stable(output.decode("utf-8", errors="replace"), cwd)
+    with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch:
+        env = dict(
+            os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+            PYTEST_DEBUG_TEMPROOT=scratch, TMPDIR=scratch,
+        )
+        for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+            env.pop(name, None)
+        started = time.monotonic()
+        with subprocess.Popen(
+            command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        ) as process:
+            try:
+                output, _ = process.communicate(timeout=timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                _kill_group(process)
+                output, _ = process.communicate()
+                timed_out = True
+        text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
     return PytestRun(None if timed_out else process.returncode, text, timed_out, time.monotonic() - started)
 
 
 _DURATION = re.compile(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
-def _stable(text: str, cwd: Path) -> str:
-    """Output without what differs between identical runs: durations and the temporary folder's path."""
-    return _DURATION.sub("", text.replace(str(cwd), "<workspace>"))
+def _stable(text: str, cwd: Path, scratch: Path) -> str:
+    """Output without what differs between identical runs: durations, object addresses, temporary paths.
+
+    The tests' own temporary files (``tmp_path``, ``tempfile``) go to a scratch folder made for
+    this run and removed after it, so they neither litter the machine nor show a varying path.
+    """
+    text = text.replace(str(scratch), "<tmp>").replace(str(cwd), "<workspace>")
+    return _ADDRESS.sub(" at 0x?", _DURATION.sub("", text))
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -66,12 +66,14 @@ def test_records_travel_in_user_properties(project):
     assert 'property name="granularity_run"' in xml and "&quot;tokens&quot;" in xml
 
 
-def test_xdist_gives_the_same_table(project):
+def test_xdist_gives_the_same_table_and_report(project):
     pytest.importorskip("xdist")
-    serial = project.runpytest_subprocess("tasks", "--granularity=micro")
-    parallel = project.runpytest_subprocess("tasks", "--granularity=micro", "-n", "2")
-    parallel.assert_outcomes(passed=1)
+    serial = project.runpytest_subprocess("tasks", "--granularity=all", "--granularity-report=serial.json")
+    parallel = project.runpytest_subprocess("tasks", "--granularity=all", "-n", "2", "--granularity-report=parallel.json")
+    parallel.assert_outcomes(passed=6, failed=1)
     assert table(parallel.stdout.str()) == table(serial.stdout.str())
+    for suffix in (".json", ".jsonl"):
+        assert (project.path / f"parallel{suffix}").read_text() == (project.path / f"serial{suffix}").read_text()
 
 
 def test_all_policies_with_faults(project):

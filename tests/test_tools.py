@@ -129,8 +129,10 @@ def test_run_tests_timeout_kills_the_process_group(fix_add, tmp_path):
 def test_pytest_output_is_stable_between_identical_runs(tmp_path):
     from pytest_granularity.pytest_process import _stable
 
-    text = f"{tmp_path}/a.py:3: error\n== 3 passed in 0.02s ==\n1 failed, 2 passed in 1.32s (0:00:01)\n"
-    assert _stable(text, tmp_path) == "<workspace>/a.py:3: error\n== 3 passed ==\n1 failed, 2 passed\n"
+    scratch = tmp_path / "scratch"
+    text = f"{tmp_path}/a.py:3: error {scratch}/pytest-of-root/pytest-0/x\nf = <function f at 0x7faad9917d80>\n== 3 passed in 0.02s ==\n1 failed, 2 passed in 1.32s (0:00:01)\n"
+    expected = "<workspace>/a.py:3: error <tmp>/pytest-of-root/pytest-0/x\nf = <function f at 0x?>\n== 3 passed ==\n1 failed, 2 passed\n"
+    assert _stable(text, tmp_path, scratch) == expected
 
 
 def test_identical_workspaces_share_one_pytest_run(fix_add, monkeypatch):

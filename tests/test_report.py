@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_granularity.cli import main
+from pytest_granularity.metrics import g_score, summarize
+from pytest_granularity.report import MARK_END, MARK_START, SCHEMA_VERSION, read_records, render_markdown, update_markdown, write_report
+from pytest_granularity.result import RunResult
+
+
+def run(task, policy, fault="none", outcome="passed", steps=2, tokens=100, macro_calls=0, failure=None, degraded=False):
+    return RunResult(
+        task=task, family="simple", policy=policy, fault=fault, outcome=outcome, mode="micro", steps=steps, tokens=tokens,
+        prompt_tokens=tokens - 10, completion_tokens=10, tool_calls=steps, macro_calls=macro_calls, failure_class=failure,
+        degraded=degraded,
+    )
+
+
+RUNS = [
+    run("a", "micro", steps=6, tokens=600),
+    run("b", "micro", steps=4, tokens=400),
+    run("a", "macro", steps=1, tokens=100, macro_calls=1),
+    run("b", "macro", outcome="failed", steps=1, tokens=50, macro_calls=1, failure="precondition_mismatch"),
+    run("a", "hybrid", fault="late", steps=3, tokens=300, macro_calls=1, failure="executor_exception", degraded=True),
+    run("b", "hybrid", fault="late", steps=1, tokens=80, macro_calls=1, failure="executor_exception"),
+]
+
+
+def test_the_papers_g_score_rows():
+    assert g_score(1.0, 6.00, 7217.75, 7217.75) == pytest.approx(0.1667, abs=5e-5)
+    # The paper prints 0.583 for 7 successes of 12; its G-score uses the unrounded rate.
+    assert g_score(7 / 12, 2.71, 3609.00, 7217.75) == pytest.approx(0.4305, abs=5e-5)
+
+
+def test_summaries_by_hand():
+    micro, macro, hybrid = summarize(reversed(RUNS))
+    assert (micro.policy, micro.runs, micro.success_rate, micro.mean_steps, micro.mean_tokens) == ("micro", 2, 1.0, 5.0, 500.0)
+    assert micro.g_score == pytest.approx(1.0 / 5.0 / 1.0)
+    assert macro.success_rate == 0.5 and macro.macro_adoption == 1.0 and macro.failure_classes == {"precondition_mismatch": 1}
+    assert macro.g_score == pytest.approx(0.5 / 1.0 / (75 / 500))
+    assert hybrid.fault == "late" and hybrid.transition_rate == 0.5
+    assert hybrid.macro_adoption == pytest.approx(2 / 4)
+
+
+def test_report_round_trip_and_schema(tmp_path):
+    summary_path, records_path = write_report(tmp_path / "out.json", RUNS)
+    data = json.loads(summary_path.read_text())
+    assert data["schema_version"] == SCHEMA_VERSION and data["runs"] == 6
+    assert [s["policy"] for s in data["summaries"]] == ["micro", "macro", "hybrid"]
+    assert {"success_rate", "mean_tokens", "g_score", "transition_rate", "failure_classes"} <= set(data["summaries"][0])
+    assert len(records_path.read_text().splitlines()) == 6
+    assert sorted(read_records(summary_path), key=lambda r: r.key) == sorted(RUNS, key=lambda r: r.key)
+
+
+def test_an_unknown_schema_version_is_refused(tmp_path):
+    path, _ = write_report(tmp_path / "out.json", RUNS)
+    path.write_text(json.dumps({"schema_version": 99}))
+    with pytest.raises(ValueError, match="schema_version 99"):
+        read_records(path)
+
+
+def test_update_markdown_replaces_only_the_block(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"intro\n{MARK_START}\nold table\n{MARK_END}\noutro\n")
+    update_markdown(doc, summarize(RUNS))
+    text = doc.read_text()
+    assert text.startswith("intro\n") and text.endswith("outro\n") and "old table" not in text
+    assert render_markdown(summarize(RUNS)) in text
+
+
+def test_cli_report(tmp_path, capsys):
+    path, _ = write_report(tmp_path / "out.json", RUNS)
+    assert main(["report", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split()[:4] == ["micro", "none", "2", "1.000"]
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json" in capsys.readouterr().err
