@@ -23,7 +23,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.add_argument("path", type=Path)
     report.add_argument("--markdown", action="store_true", help="print a markdown table")
     report.add_argument("--update", type=Path, metavar="FILE", help="replace the table between the granularity:table markers in FILE")
+    commands.add_parser("fsm", help="print the recovery executor's states and transition table")
     args = parser.parse_args(argv)
+    if args.command == "fsm":
+        from .executor import transition_table
+
+        print(transition_table())
+        return 0
     if args.command == "report":
         return _report(args.path, args.markdown, args.update)
     if args.tasks_command == "stats":

@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,6 @@ class PytestRun:
     exit_code: int | None
     output: str
     timed_out: bool
-    seconds: float
 
     @property
     def passed(self) -> bool:
@@ -83,7 +81,6 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
         )
         for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
             env.pop(name, None)
-        started = time.monotonic()
         with subprocess.Popen(
             command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True,
@@ -98,7 +95,7 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
         text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
-    return PytestRun(None if timed_out else process.returncode, text, timed_out, time.monotonic() - started)
+    return PytestRun(None if timed_out else process.returncode, text, timed_out)
 
 
 _DURATION = re.compile(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")

@@ -7,7 +7,7 @@ error that names the file and the field, never a traceback. The JSON Schema in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -52,11 +52,6 @@ class Task:
     faults: tuple[str, ...]
     max_steps: int
     fit: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def folder(self) -> Path:
-        return self.path.parent
 
 
 def load_task(path: Path) -> Task:
@@ -93,7 +88,6 @@ def load_task(path: Path) -> Task:
         faults=tuple(data.get("faults", [])),
         max_steps=int(data.get("max_steps", DEFAULT_MAX_STEPS)),
         fit=data.get("fit"),
-        raw=data,
     )
 
 

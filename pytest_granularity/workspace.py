@@ -158,10 +158,9 @@ class Workspace:
     def changes(self) -> Changes:
         return compare(self.initial, self.files())
 
-    def diff(self, paths: Iterable[str] | None = None) -> str:
+    def diff(self) -> str:
         current = self.files()
-        changed = self.changes().paths if paths is None else sorted(paths)
-        return "".join(render_diff(p, self.initial.get(p), current.get(p)) for p in changed)
+        return "".join(render_diff(p, self.initial.get(p), current.get(p)) for p in compare(self.initial, current).paths)
 
     def apply(self, files: Mapping[str, bytes], delete: Iterable[str] = ()) -> None:
         """Lay ``files`` over the workspace and delete ``delete``: how a reference solution is applied."""
