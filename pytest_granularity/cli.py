@@ -23,6 +23,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.add_argument("path", type=Path)
     report.add_argument("--markdown", action="store_true", help="print a markdown table")
     report.add_argument("--update", type=Path, metavar="FILE", help="replace the table between the granularity:table markers in FILE")
+    report.add_argument("-v", "--verbose", action="store_true", help="also the per-family table and every run")
+    report.add_argument("--plot", type=Path, metavar="PNG", help="also write the plot")
+    merge = commands.add_parser("merge", help="combine shard reports into one report, as an unsharded run writes it")
+    merge.add_argument("reports", nargs="+", type=Path)
+    merge.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     commands.add_parser("fsm", help="print the recovery executor's states and transition table")
     args = parser.parse_args(argv)
     if args.command == "fsm":
@@ -31,7 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(transition_table())
         return 0
     if args.command == "report":
-        return _report(args.path, args.markdown, args.update)
+        return _report(args)
+    if args.command == "merge":
+        return _merge(args.reports, args.output)
     if args.tasks_command == "stats":
         return _tasks_stats(args.paths)
     return _tasks_check(args.paths, args.macros)
@@ -60,18 +67,41 @@ def _tasks_stats(paths: list[Path]) -> int:
     return 0
 
 
-def _report(path: Path, markdown: bool, update: Path | None) -> int:
+def _report(args: argparse.Namespace) -> int:
     from .metrics import summarize
-    from .report import read_records, render_markdown, render_table, update_markdown
+    from .plot import write_plot
+    from .report import read_records, render_report, update_markdown
 
     try:
-        summaries = summarize(read_records(path))
-        if update is not None:
-            update_markdown(update, summaries)
+        records = read_records(args.path)
+        if args.update is not None:
+            update_markdown(args.update, summarize(records))
+        if args.plot is not None:
+            print(f"plot: {write_plot(args.plot, summarize(records))}", file=sys.stderr)
     except (OSError, ValueError) as exc:
         print(f"granularity report: {exc}", file=sys.stderr)
         return 2
-    print(render_markdown(summaries) if markdown else render_table(summaries))
+    print(render_report(records, markdown=args.markdown, verbose=args.verbose))
+    return 0
+
+
+def _merge(reports: list[Path], output: Path) -> int:
+    from .report import read_records, write_report
+
+    try:
+        records = [record for path in reports for record in read_records(path)]
+    except (OSError, ValueError) as exc:
+        print(f"granularity merge: {exc}", file=sys.stderr)
+        return 2
+    seen: dict[tuple[str, str, str], int] = {}
+    for record in records:
+        seen[record.key] = seen.get(record.key, 0) + 1
+    duplicated = sorted(key for key, count in seen.items() if count > 1)
+    if duplicated:
+        print(f"granularity merge: runs appear in more than one report: {duplicated[:5]}", file=sys.stderr)
+        return 2
+    summary, runs = write_report(output, records)
+    print(f"merged {len(records)} runs from {len(reports)} reports into {summary} and {runs}")
     return 0
 
 

@@ -1,44 +1,78 @@
 """Aggregate metrics over run results, with the exact definitions of DESIGN §2.
 
-- success rate: runs the verifier accepted / runs;
+- success rate: runs the verifier accepted / runs, with a 95% percentile-bootstrap interval;
 - steps: tool calls per run, the final ``finish`` not counted; tokens: DESIGN §4;
 - macro adoption rate: macro calls / all tool calls over a policy's runs;
 - transition rate: runs that degraded macro→micro / runs that had a macro failure;
 - G-score: success_rate / mean steps of successful runs / (mean tokens / micro's mean tokens
-  on the same tasks).
+  on the same tasks);
+- oracle gap: mean tokens / the oracle's mean tokens on the same tasks and faults, where the
+  oracle of a task is its cheapest successful run among the fixed policies (a ``micro`` run
+  counts for every fault: it never calls a macro, so no fault can reach it).
+
+Bootstrap intervals are seeded from the group's name, so the same runs give the same interval
+in any order, serially or under xdist.
 """
 
 from __future__ import annotations
 
+import random
+import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from statistics import fmean
-from typing import Iterable
+from itertools import combinations
+from statistics import fmean, median
+from typing import Callable, Iterable, Sequence
 
 from .result import ERROR, RunResult
 
 POLICY_ORDER = ("micro", "macro", "hybrid", "heuristic", "learned")
+FIXED = ("micro", "macro", "hybrid")
 FAULT_ORDER = ("none", "early", "late")
+ALL_FAMILIES = "all"
+RESAMPLES = 2000
+CONFIDENCE = 0.95
+
+Interval = tuple[float, float]
 
 
 @dataclass(frozen=True)
 class Summary:
     policy: str
     fault: str
+    family: str
     runs: int
     successes: int
     errors: int
+    success_ci: Interval
     mean_steps: float
+    median_steps: float
     mean_tokens: float
+    median_tokens: float
     mean_steps_successful: float | None
     macro_adoption: float
     transition_rate: float | None
     g_score: float | None
+    oracle_gap: float | None
     failure_classes: dict[str, int] = field(default_factory=dict)
 
     @property
     def success_rate(self) -> float:
         return self.successes / self.runs if self.runs else 0.0
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Policy ``a`` minus policy ``b`` on the tasks both ran with the same fault."""
+
+    fault: str
+    a: str
+    b: str
+    tasks: int
+    success_diff: float
+    success_ci: Interval
+    tokens_diff: float
+    tokens_ci: Interval
 
 
 def g_score(success_rate: float, mean_steps_successful: float | None, mean_tokens: float, micro_mean_tokens: float | None) -> float | None:
@@ -47,20 +81,48 @@ def g_score(success_rate: float, mean_steps_successful: float | None, mean_token
     return success_rate / mean_steps_successful / (mean_tokens / micro_mean_tokens)
 
 
-def summarize(results: Iterable[RunResult]) -> list[Summary]:
-    """One summary per policy and fault, in a fixed order whatever order the runs came in."""
-    groups: dict[tuple[str, str], list[RunResult]] = defaultdict(list)
-    for r in sorted(results, key=lambda r: r.key):
-        groups[(r.policy, r.fault)].append(r)
-    micro_tokens = {r.task: r.tokens for r in groups.get(("micro", "none"), [])}
-    return [_summarise(policy, fault, runs, micro_tokens) for (policy, fault), runs in sorted(groups.items(), key=_order)]
+def bootstrap_ci(values: Sequence[float], seed: str, statistic: Callable[[Sequence[float]], float] = fmean) -> Interval:
+    """A percentile bootstrap interval of ``statistic``, reproducible from ``seed``."""
+    if len(values) < 2:
+        value = statistic(values) if values else 0.0
+        return (value, value)
+    rng = random.Random(zlib.crc32(seed.encode()))
+    estimates = sorted(statistic(rng.choices(values, k=len(values))) for _ in range(RESAMPLES))
+    tail = (1 - CONFIDENCE) / 2
+    return (estimates[int(tail * RESAMPLES)], estimates[int((1 - tail) * RESAMPLES) - 1])
 
 
-def _summarise(policy: str, fault: str, runs: list[RunResult], micro_tokens: dict[str, int]) -> Summary:
+def oracle_tokens(results: Iterable[RunResult]) -> dict[tuple[str, str], int]:
+    """Per (task, fault): the fewest tokens of a successful run among the fixed policies."""
+    runs = [r for r in results if r.policy in FIXED and r.success]
+    faults = {r.fault for r in results} | {"none"}
+    best: dict[tuple[str, str], int] = {}
+    for r in runs:
+        for fault in faults if r.policy == "micro" else (r.fault,):
+            key = (r.task, fault)
+            best[key] = min(best.get(key, r.tokens), r.tokens)
+    return best
+
+
+def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Summary]:
+    """One summary per policy and fault (and family), in a fixed order whatever order the runs came in."""
+    ordered = sorted(results, key=lambda r: r.key)
+    groups: dict[tuple[str, str, str], list[RunResult]] = defaultdict(list)
+    for r in ordered:
+        groups[(r.policy, r.fault, ALL_FAMILIES)].append(r)
+        if by_family:
+            groups[(r.policy, r.fault, r.family)].append(r)
+    micro_tokens = {r.task: r.tokens for r in ordered if r.policy == "micro" and r.fault == "none"}
+    oracle = oracle_tokens(ordered)
+    return [_summarise(key, runs, micro_tokens, oracle) for key, runs in sorted(groups.items(), key=_order)]
+
+
+def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: dict[str, int], oracle: dict[tuple[str, str], int]) -> Summary:
+    policy, fault, family = key
     successful = [r for r in runs if r.success]
-    mean_tokens = fmean(r.tokens for r in runs)
+    tokens = [float(r.tokens) for r in runs]
+    mean_tokens = fmean(tokens)
     same_tasks = [micro_tokens[r.task] for r in runs if r.task in micro_tokens]
-    micro_mean = fmean(same_tasks) if len(same_tasks) == len(runs) else None
     tool_calls = sum(r.tool_calls for r in runs)
     macro_failed = [r for r in runs if r.failure_class]
     steps_successful = fmean(r.steps for r in successful) if successful else None
@@ -68,20 +130,61 @@ def _summarise(policy: str, fault: str, runs: list[RunResult], micro_tokens: dic
     return Summary(
         policy=policy,
         fault=fault,
+        family=family,
         runs=len(runs),
         successes=len(successful),
         errors=sum(r.outcome == ERROR for r in runs),
+        success_ci=bootstrap_ci([float(r.success) for r in runs], "|".join(key)),
         mean_steps=fmean(r.steps for r in runs),
+        median_steps=float(median(r.steps for r in runs)),
         mean_tokens=mean_tokens,
+        median_tokens=float(median(tokens)),
         mean_steps_successful=steps_successful,
         macro_adoption=sum(r.macro_calls for r in runs) / tool_calls if tool_calls else 0.0,
         transition_rate=sum(r.degraded for r in macro_failed) / len(macro_failed) if macro_failed else None,
-        g_score=g_score(success_rate, steps_successful, mean_tokens, micro_mean),
+        g_score=g_score(success_rate, steps_successful, mean_tokens, fmean(same_tasks) if len(same_tasks) == len(runs) else None),
+        oracle_gap=_oracle_gap(runs, oracle),
         failure_classes=dict(sorted(Counter(r.failure_class for r in macro_failed).items())),
     )
 
 
-def _order(item: tuple[tuple[str, str], list[RunResult]]) -> tuple[int, str, int]:
-    policy, fault = item[0]
-    rank = POLICY_ORDER.index(policy) if policy in POLICY_ORDER else len(POLICY_ORDER)
-    return (rank, policy, FAULT_ORDER.index(fault) if fault in FAULT_ORDER else len(FAULT_ORDER))
+def _oracle_gap(runs: list[RunResult], oracle: dict[tuple[str, str], int]) -> float | None:
+    matched = [(r.tokens, oracle[(r.task, r.fault)]) for r in runs if (r.task, r.fault) in oracle]
+    if not matched:
+        return None
+    return fmean(t for t, _ in matched) / fmean(o for _, o in matched)
+
+
+def paired_differences(results: Iterable[RunResult]) -> list[PairedDifference]:
+    """Every pair of policies that ran the same tasks with the same fault: differences with paired intervals."""
+    by_group: dict[str, dict[str, dict[str, RunResult]]] = defaultdict(lambda: defaultdict(dict))
+    for r in sorted(results, key=lambda r: r.key):
+        by_group[r.fault][r.policy][r.task] = r
+    differences = []
+    for fault in sorted(by_group, key=_fault_rank):
+        policies = sorted(by_group[fault], key=_policy_rank)
+        for a, b in combinations(policies, 2):
+            tasks = sorted(by_group[fault][a].keys() & by_group[fault][b].keys())
+            if not tasks:
+                continue
+            pairs = [(by_group[fault][a][t], by_group[fault][b][t]) for t in tasks]
+            success = [float(x.success) - float(y.success) for x, y in pairs]
+            tokens = [float(x.tokens - y.tokens) for x, y in pairs]
+            seed = f"{fault}|{a}|{b}"
+            differences.append(
+                PairedDifference(fault, a, b, len(tasks), fmean(success), bootstrap_ci(success, seed + "|s"), fmean(tokens), bootstrap_ci(tokens, seed + "|t"))
+            )
+    return differences
+
+
+def _policy_rank(policy: str) -> tuple[int, str]:
+    return (POLICY_ORDER.index(policy) if policy in POLICY_ORDER else len(POLICY_ORDER), policy)
+
+
+def _fault_rank(fault: str) -> int:
+    return FAULT_ORDER.index(fault) if fault in FAULT_ORDER else len(FAULT_ORDER)
+
+
+def _order(item: tuple[tuple[str, str, str], list[RunResult]]) -> tuple[object, ...]:
+    policy, fault, family = item[0]
+    return (family != ALL_FAMILIES, family, _policy_rank(policy), _fault_rank(fault))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,16 +22,18 @@ from .failures import InjectedFault
 from .macros import MacroRegistry
 from .metrics import summarize
 from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
-from .report import render_table, write_report
+from .plot import write_plot
+from .report import render_report, write_report
 from .result import ERROR, RunResult
 from .runner import RunSettings, run_task
 from .schemas import DefinitionError
-from .tasks import TASK_FILE, Task, TaskError, load_task
+from .tasks import FAULTS, TASK_FILE, Task, TaskError, load_task
 
 RECORD_KEY = "granularity_run"
 NO_FAULT = "none"
 settings_key = pytest.StashKey[RunSettings]()
 policies_key = pytest.StashKey[tuple[Policy, ...]]()
+shard_key = pytest.StashKey["tuple[int, int] | None"]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -54,6 +57,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="write the summaries as JSON to PATH and every run record (with transcript) to PATH with .jsonl.",
     )
+    group.addoption("--granularity-plot", default=None, metavar="PATH", help="write a PNG of success against tokens (text chart without matplotlib).")
+    group.addoption(
+        "--granularity-shard",
+        default=None,
+        metavar="I/N",
+        help="run only shard I of N (whole tasks, a deterministic slice); merge the shards' reports with 'granularity merge'.",
+    )
     group.addoption(
         "--granularity-recovery",
         default=None,
@@ -69,6 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("--granularity", None):
         return
     config.stash[policies_key] = _selected_policies(config)
+    config.stash[shard_key] = _shard(config.getoption("--granularity-shard"))
     config.stash[settings_key] = RunSettings(
         agent=_agent_factory(config),
         macros=_macro_registry(config),
@@ -93,6 +104,29 @@ def _selected_policies(config: pytest.Config) -> tuple[Policy, ...]:
             for p in policies
         ]
     return tuple(policies)
+
+
+def _shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise pytest.UsageError(f"--granularity-shard: '{value}' is not I/N with 1 <= I <= N (for example 2/4)")
+    return int(index), int(count)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep shard I of N: every N-th task in sorted order, all of its runs together."""
+    shard = config.stash.get(shard_key, None)
+    if shard is None:
+        return
+    index, count = shard
+    tasks = sorted({item.task.id for item in items if isinstance(item, TaskItem)})
+    chosen = {task for position, task in enumerate(tasks) if position % count == index - 1}
+    keep = [item for item in items if not isinstance(item, TaskItem) or item.task.id in chosen]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
 
 
 def _agent_factory(config: pytest.Config) -> Any:
@@ -235,18 +269,24 @@ def _describe_failure(result: RunResult) -> str:
 
 
 class RunCollector:
-    """Session state, registered as a plugin so its hooks see it: the controller's run records."""
+    """Session state, registered as a plugin so its hooks see it: the controller's run records.
+
+    A run whose test report carries no record (its xdist worker crashed, or the plugin itself
+    failed) is kept as an infrastructure error rather than lost from the table.
+    """
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.results: list[RunResult] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
+        if report.when not in ("call", "???"):
             return
-        self.results.extend(
-            RunResult.from_dict(json.loads(value)) for name, value in report.user_properties if name == RECORD_KEY
-        )
+        records = [RunResult.from_dict(json.loads(v)) for name, v in report.user_properties if name == RECORD_KEY]
+        if records:
+            self.results.extend(records)
+        elif report.failed and _is_task_item(report.nodeid):
+            self.results.append(_lost_run(self.config, report))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):
@@ -255,8 +295,43 @@ class RunCollector:
         if not self.results:
             terminalreporter.write_line("no benchmark runs were made")
             return
-        terminalreporter.write_line(render_table(summarize(self.results)))
+        terminalreporter.write_line(render_report(self.results, verbose=self.config.option.verbose > 0))
+        for line in self._write_outputs():
+            terminalreporter.write_line(line)
+
+    def _write_outputs(self) -> list[str]:
+        lines = []
         report = self.config.getoption("--granularity-report")
         if report:
-            written = write_report(Path(report), self.results)
-            terminalreporter.write_line(f"report: {written[0]} (summaries), {written[1]} (run records)")
+            summary, records = write_report(Path(report), self.results)
+            lines.append(f"report: {summary} (summaries), {records} (run records)")
+        plot = self.config.getoption("--granularity-plot")
+        if plot:
+            lines.append(f"plot: {write_plot(Path(plot), summarize(self.results))}")
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary:
+            with open(step_summary, "a", encoding="utf-8") as handle:
+                handle.write("## pytest-granularity\n\n" + render_report(self.results, markdown=True) + "\n")
+        return lines
+
+
+def _is_task_item(nodeid: str) -> bool:
+    path, _, name = nodeid.partition("::")
+    return path.endswith(TASK_FILE) and name.endswith("]") and "[" in name
+
+
+def _lost_run(config: pytest.Config, report: pytest.TestReport) -> RunResult:
+    path, _, name = report.nodeid.partition("::")
+    task_id, _, label = name[:-1].partition("[")
+    policy, _, fault = label.rpartition("-")
+    if fault not in FAULTS:
+        policy, fault = label, NO_FAULT
+    try:
+        family = load_task(config.rootpath / path).family
+    except TaskError:
+        family = "unknown"
+    message = str(report.longrepr).strip().splitlines()[-1] if report.longrepr else "no record"
+    return RunResult(
+        task=task_id, family=family, policy=policy, fault=fault, outcome=ERROR, mode="", steps=0, tokens=0,
+        prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0, stop_reason="lost", error=message,
+    )

@@ -15,32 +15,43 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .metrics import Summary, summarize
+from .metrics import ALL_FAMILIES, PairedDifference, Summary, paired_differences, summarize
 from .result import RunResult
 
 SCHEMA_VERSION = 1
 MARK_START = "<!-- granularity:table -->"
 MARK_END = "<!-- /granularity:table -->"
 
-HEADERS = ("policy", "fault", "runs", "success", "steps", "tokens", "adoption", "transition", "G", "errors", "failure classes")
+SUMMARY_HEADERS = (
+    "policy", "fault", "runs", "success", "95% CI", "steps", "tokens", "adoption", "transition", "G",
+    "oracle gap", "errors", "failure classes",
+)
+PAIR_HEADERS = ("fault", "a - b", "tasks", "success diff", "95% CI", "tokens diff", "95% CI")
+RUN_HEADERS = ("task", "policy", "fault", "outcome", "steps", "tokens", "failure class")
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def table_rows(summaries: Sequence[Summary]) -> list[tuple[str, ...]]:
+def _ci(interval: tuple[float, float], digits: int = 3) -> str:
+    return f"[{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+
+
+def summary_rows(summaries: Sequence[Summary]) -> list[tuple[str, ...]]:
     return [
         (
-            s.policy,
+            s.policy if s.family == ALL_FAMILIES else f"{s.policy} ({s.family})",
             s.fault,
             str(s.runs),
             _fmt(s.success_rate),
-            _fmt(s.mean_steps, 2),
-            _fmt(s.mean_tokens, 1),
+            _ci(s.success_ci),
+            f"{s.mean_steps:.2f} / {s.median_steps:g}",
+            f"{s.mean_tokens:.1f} / {s.median_tokens:g}",
             _fmt(s.macro_adoption),
             _fmt(s.transition_rate),
             _fmt(s.g_score, 4),
+            _fmt(s.oracle_gap),
             str(s.errors),
             ", ".join(f"{k}={v}" for k, v in s.failure_classes.items()) or "-",
         )
@@ -48,19 +59,52 @@ def table_rows(summaries: Sequence[Summary]) -> list[tuple[str, ...]]:
     ]
 
 
-def render_table(summaries: Sequence[Summary]) -> str:
-    rows = [HEADERS, *table_rows(summaries)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+def pair_rows(pairs: Sequence[PairedDifference]) -> list[tuple[str, ...]]:
+    return [
+        (p.fault, f"{p.a} - {p.b}", str(p.tasks), f"{p.success_diff:+.3f}", _ci(p.success_ci), f"{p.tokens_diff:+.1f}", _ci(p.tokens_ci, 1))
+        for p in pairs
+    ]
+
+
+def run_rows(results: Sequence[RunResult]) -> list[tuple[str, ...]]:
+    return [
+        (r.task, r.policy, r.fault, r.outcome, str(r.steps), str(r.tokens), r.failure_class or "-")
+        for r in sorted(results, key=lambda r: r.key)
+    ]
+
+
+def render(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
+    """An aligned plain-text table, or a markdown one."""
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+    table = [tuple(headers), *map(tuple, rows)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(headers))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
+def render_table(summaries: Sequence[Summary], markdown: bool = False) -> str:
+    return render(SUMMARY_HEADERS, summary_rows([s for s in summaries if s.family == ALL_FAMILIES]), markdown)
+
+
 def render_markdown(summaries: Sequence[Summary]) -> str:
-    rows = table_rows(summaries)
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return render_table(summaries, markdown=True)
+
+
+def render_report(results: Sequence[RunResult], markdown: bool = False, verbose: bool = False) -> str:
+    """The main table, the paired differences, and with ``verbose`` the families and every run."""
+    summaries = summarize(results, by_family=verbose)
+    parts = [render_table(summaries, markdown)]
+    pairs = paired_differences(results)
+    if pairs:
+        parts.append("paired differences (same tasks, same fault):\n" + render(PAIR_HEADERS, pair_rows(pairs), markdown))
+    if verbose:
+        by_family = [s for s in summaries if s.family != ALL_FAMILIES]
+        parts.append("by family:\n" + render(SUMMARY_HEADERS, summary_rows(by_family), markdown))
+        parts.append("runs:\n" + render(RUN_HEADERS, run_rows(results), markdown))
+    return "\n\n".join(parts)
 
 
 def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
@@ -70,7 +114,8 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
         "schema_version": SCHEMA_VERSION,
         "generator": f"pytest-granularity {__version__}",
         "runs": len(ordered),
-        "summaries": [{**asdict(s), "success_rate": s.success_rate} for s in summarize(ordered)],
+        "summaries": [{**asdict(s), "success_rate": s.success_rate} for s in summarize(ordered, by_family=True)],
+        "paired_differences": [asdict(p) for p in paired_differences(ordered)],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -16,10 +17,19 @@ def project(pytester: pytest.Pytester):
     return pytester
 
 
-def table(output: str) -> list[str]:
+def table(output: str) -> list[list[str]]:
+    """The main table's rows (header first), cells split on runs of two or more spaces."""
     lines = output.splitlines()
     start = next(i for i, line in enumerate(lines) if re.search(r"=+ granularity =+", line))
-    return [line for line in lines[start + 1 :] if line.startswith(("policy", "micro", "macro", "hybrid"))]
+    rows = []
+    for line in lines[start + 1 :]:
+        if not line.strip() and not rows:
+            continue
+        if not line.strip():
+            break
+        if not line.startswith("---"):
+            rows.append(re.split(r"\s{2,}", line.strip()))
+    return rows
 
 
 def test_micro_run_passes_and_prints_the_table(project):
@@ -27,8 +37,8 @@ def test_micro_run_passes_and_prints_the_table(project):
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*task.yaml::fix-add[[]micro[]] PASSED*"])
     rows = table(result.stdout.str())
-    assert rows[0].split()[:6] == ["policy", "fault", "runs", "success", "steps", "tokens"]
-    assert rows[1].split()[:5] == ["micro", "none", "1", "1.000", "5.00"]
+    assert rows[0][:7] == ["policy", "fault", "runs", "success", "95% CI", "steps", "tokens"]
+    assert rows[1][:6] == ["micro", "none", "1", "1.000", "[1.000, 1.000]", "5.00 / 5"]
 
 
 def test_a_rejected_run_shows_the_verifier_output(project):
@@ -89,7 +99,7 @@ def test_all_policies_with_faults(project):
             "*fix-add[[]hybrid-late[]] PASSED*",
         ]
     )
-    rows = [r.split() for r in table(result.stdout.str())[1:]]
+    rows = table(result.stdout.str())[1:]
     assert [r[:2] for r in rows] == [["micro", "none"], ["macro", "none"], ["macro", "early"], ["macro", "late"], ["hybrid", "none"], ["hybrid", "early"], ["hybrid", "late"]]
     result.stdout.fnmatch_lines(["*transitions: route --macro--> macro | macro --macro_failed(replace_and_verify)--> classify*"])
 
@@ -120,10 +130,10 @@ def test_another_plugin_can_inject_a_fault_and_register_macros(project):
     task = project.path / "tasks/fix-add/task.yaml"
     task.write_text(task.read_text().replace("skill: replace_and_verify", "skill: swap_text"))
     result = project.runpytest("tasks", "--granularity=macro,hybrid")
-    rows = {tuple(r.split()[:2]): r.split() for r in table(result.stdout.str())[1:]}
+    rows = {tuple(r[:2]): r for r in table(result.stdout.str())[1:]}
     assert rows[("macro", "none")][3] == "1.000", "the plugin's macro ran, and a late fault leaves the work done"
     assert rows[("macro", "none")][-1] == "executor_exception=1"
-    assert rows[("hybrid", "none")][7] == "1.000", "hybrid degrades after every late fault"
+    assert rows[("hybrid", "none")][8] == "1.000", "hybrid degrades after every late fault"
 
 
 def test_a_bad_macro_folder_is_a_usage_error(project):
@@ -132,3 +142,64 @@ def test_a_bad_macro_folder_is_a_usage_error(project):
     result = project.runpytest("tasks", "--granularity=macro", "--granularity-macros=bad")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad macro definition*contract.yaml: field '<file>': not valid YAML*"])
+
+
+def second_task(project):
+    twin = project.path / "tasks" / "fix-add-two"
+    shutil.copytree(project.path / "tasks" / "fix-add", twin)
+    text = (twin / "task.yaml").read_text().replace("id: fix-add", "id: fix-add-two")
+    (twin / "task.yaml").write_text(text.replace("faults: [early, late]\n", ""))
+
+
+def test_shards_merge_into_the_unsharded_report(project):
+    second_task(project)
+    whole = project.runpytest("tasks", "--granularity=micro,macro", "--granularity-report=whole.json")
+    whole.assert_outcomes(passed=5, failed=1)
+    for index in (1, 2):
+        shard = project.runpytest("tasks", "--granularity=micro,macro", f"--granularity-shard={index}/2", f"--granularity-report=shard{index}.json")
+        assert shard.parseoutcomes()["deselected"] >= 2
+    from pytest_granularity.cli import main
+
+    assert main(["merge", str(project.path / "shard1.json"), str(project.path / "shard2.json"), "-o", str(project.path / "merged.json")]) == 0
+    for suffix in (".json", ".jsonl"):
+        assert (project.path / f"merged{suffix}").read_text() == (project.path / f"whole{suffix}").read_text()
+
+
+def test_a_bad_shard_is_a_usage_error(project):
+    result = project.runpytest("tasks", "--granularity=micro", "--granularity-shard=3/2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_crashed_worker_is_an_error_row_not_a_lost_run(project):
+    pytest.importorskip("xdist")
+    second_task(project)
+    project.makeconftest(
+        """
+        import os
+        from pytest_granularity.agents.reference import ReferenceAgent
+
+        class Crashy(ReferenceAgent):
+            def next_call(self, messages, tools):
+                if self.task.id == "fix-add-two":
+                    os._exit(3)
+                return super().next_call(messages, tools)
+
+        def pytest_granularity_agents(config):
+            return {"crashy": Crashy}
+        """
+    )
+    result = project.runpytest_subprocess("tasks", "--granularity=micro", "--granularity-agent=crashy", "-n", "2", "--granularity-report=out.json")
+    result.stdout.fnmatch_lines(["*crashed while running*fix-add-two*"])
+    records = [json.loads(line) for line in (project.path / "out.jsonl").read_text().splitlines()]
+    assert sorted((r["task"], r["outcome"]) for r in records) == [("fix-add", "passed"), ("fix-add-two", "error")]
+    rows = table(result.stdout.str())
+    assert rows[1][:4] == ["micro", "none", "2", "0.500"] and rows[1][11] == "1"
+
+
+def test_step_summary_plot_and_verbose_runs(project, monkeypatch):
+    summary = project.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = project.runpytest("tasks", "--granularity=micro,macro", "-v", "--granularity-plot=out.png")
+    result.stdout.fnmatch_lines(["runs:", "*fix-add*macro*early*failed*1*executor_exception*", "plot: *out.*"])
+    text = summary.read_text()
+    assert text.startswith("## pytest-granularity\n\n| policy | fault | runs |") and "| none | micro - macro | 1 |" in text

@@ -48,7 +48,9 @@ def test_report_round_trip_and_schema(tmp_path):
     summary_path, records_path = write_report(tmp_path / "out.json", RUNS)
     data = json.loads(summary_path.read_text())
     assert data["schema_version"] == SCHEMA_VERSION and data["runs"] == 6
-    assert [s["policy"] for s in data["summaries"]] == ["micro", "macro", "hybrid"]
+    assert [(s["policy"], s["family"]) for s in data["summaries"]][:3] == [("micro", "all"), ("macro", "all"), ("hybrid", "all")]
+    assert {s["family"] for s in data["summaries"]} == {"all", "simple"}
+    assert [(p["a"], p["b"]) for p in data["paired_differences"]] == [("micro", "macro")]
     assert {"success_rate", "mean_tokens", "g_score", "transition_rate", "failure_classes"} <= set(data["summaries"][0])
     assert len(records_path.read_text().splitlines()) == 6
     assert sorted(read_records(summary_path), key=lambda r: r.key) == sorted(RUNS, key=lambda r: r.key)
@@ -76,3 +78,65 @@ def test_cli_report(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[2].split()[:4] == ["micro", "none", "2", "1.000"]
     assert main(["report", str(tmp_path / "missing.json")]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_bootstrap_is_reproducible_and_order_free():
+    from pytest_granularity.metrics import bootstrap_ci
+
+    values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
+    first = bootstrap_ci(values, "seed")
+    assert first == bootstrap_ci(values, "seed")
+    assert first[0] <= sum(values) / len(values) <= first[1]
+    assert summarize(RUNS)[0].success_ci == summarize(list(reversed(RUNS)))[0].success_ci
+
+
+def test_oracle_gap_by_hand():
+    micro, macro, hybrid = summarize(RUNS)
+    # oracle: task a -> macro 100 (cheapest success), task b -> micro 400 (macro failed); late: a -> 300? micro 600 counts too
+    assert micro.oracle_gap == pytest.approx((600 + 400) / 2 / ((100 + 400) / 2))
+    assert macro.oracle_gap == pytest.approx((100 + 50) / 2 / ((100 + 400) / 2))
+    # hybrid late: a succeeded with 300 (cheaper than micro's 600), b succeeded with 80.
+    assert hybrid.oracle_gap == pytest.approx(1.0)
+
+
+def test_paired_differences_by_hand():
+    from pytest_granularity.metrics import paired_differences
+
+    (pair,) = paired_differences(RUNS)
+    assert (pair.fault, pair.a, pair.b, pair.tasks) == ("none", "micro", "macro", 2)
+    assert pair.success_diff == pytest.approx(0.5) and pair.tokens_diff == pytest.approx((500 + 350) / 2)
+    assert pair.success_ci[0] <= 0.5 <= pair.success_ci[1]
+
+
+def test_plot_falls_back_to_text_without_matplotlib(tmp_path, monkeypatch):
+    import builtins
+
+    from pytest_granularity.plot import write_plot
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    written = write_plot(tmp_path / "out.png", summarize(RUNS))
+    assert written == tmp_path / "out.txt"
+    text = written.read_text()
+    assert "A  micro: success 1.000" in text and "C  hybrid-late" in text
+
+
+def test_plot_png_with_matplotlib(tmp_path):
+    pytest.importorskip("matplotlib")
+    from pytest_granularity.plot import write_plot
+
+    written = write_plot(tmp_path / "out.png", summarize(RUNS))
+    assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_merge_refuses_overlapping_shards(tmp_path, capsys):
+    one, _ = write_report(tmp_path / "one.json", RUNS[:3])
+    two, _ = write_report(tmp_path / "two.json", RUNS[2:])
+    assert main(["merge", str(one), str(two), "-o", str(tmp_path / "all.json")]) == 2
+    assert "more than one report" in capsys.readouterr().err
