@@ -29,6 +29,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge.add_argument("reports", nargs="+", type=Path)
     merge.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     commands.add_parser("fsm", help="print the recovery executor's states and transition table")
+    train = commands.add_parser("train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)")
+    train.add_argument("--runs", type=Path, help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now")
+    train.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"), help="the tasks the runs are of")
+    train.add_argument("-o", "--output", type=Path, default=Path("router.json"))
+    train.add_argument("--save-runs", type=Path, default=Path(".granularity/training-runs.jsonl"), help="where fresh runs are kept, to retrain from")
+    explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
+    explain.add_argument("task", type=Path, help="a task folder or task.yaml")
+    explain.add_argument("--router", type=Path, default=Path("router.json"))
     args = parser.parse_args(argv)
     if args.command == "fsm":
         from .executor import transition_table
@@ -39,9 +47,117 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(args)
     if args.command == "merge":
         return _merge(args.reports, args.output)
+    if args.command == "train":
+        return _train(args)
+    if args.command == "explain":
+        return _explain(args.task, args.router)
     if args.tasks_command == "stats":
         return _tasks_stats(args.paths)
     return _tasks_check(args.paths, args.macros)
+
+
+def _task_infos(root: Path) -> dict[str, "TaskInfo"]:
+    from .features import compute
+    from .tasks import load_task
+    from .training import TaskInfo
+    from .workspace import Workspace
+
+    infos = {}
+    for path in find_task_files([root]):
+        task = load_task(path)
+        with Workspace.for_task(task) as workspace:
+            infos[task.id] = TaskInfo(task.family, compute(task.prompt, workspace.initial))
+    return infos
+
+
+def _train(args: argparse.Namespace) -> int:
+    try:
+        from . import training
+    except ImportError:
+        print("granularity train needs scikit-learn: pip install 'pytest-granularity[train]'", file=sys.stderr)
+        return 2
+    runs = training.read_runs(args.runs) if args.runs else _fresh_runs(args.tasks)
+    if not args.runs:
+        training.write_runs(args.save_runs, runs)
+        print(f"runs kept in {args.save_runs}")
+    indexed = training.index_runs(runs)
+    infos = _task_infos(args.tasks)
+    router = training.fit_router(indexed, infos, infos)
+    evaluation = {scheme: training.evaluate(indexed, infos, scheme) for scheme in ("family", "kfold")}
+    args.output.write_text(training.router_document(router, indexed, infos, evaluation))
+    print(f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, recovery tree of {len(router.recovery.feature)} nodes")
+    print(_held_out_table(evaluation))
+    return 0
+
+
+def _fresh_runs(tasks: Path) -> list["RunResult"]:
+    import subprocess
+    import tempfile
+
+    from .report import read_records
+
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "runs.json"
+        command = [sys.executable, "-m", "pytest", str(tasks), "--granularity=micro,macro,hybrid", f"--granularity-report={report}", "-q", "-p", "no:cacheprovider"]
+        try:
+            import xdist  # noqa: F401
+
+            command += ["-n", "auto", "--dist", "loadfile"]
+        except ImportError:
+            pass
+        subprocess.run(command, check=False)
+        return read_records(report)
+
+
+def _held_out_table(evaluation: dict) -> str:
+    from .report import render
+
+    rows = []
+    for scheme, result in evaluation.items():
+        for key, score in result["policies"].items():
+            name, fault = key.split("|")
+            agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
+            gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
+            transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
+            rows.append((scheme, name, fault, str(score["runs"]), f"{score['success_rate']:.3f}", "[{:.3f}, {:.3f}]".format(*score["success_ci"]), f"{score['mean_tokens']:.1f}", gap, transition, agreement))
+    return render(("held out by", "policy", "fault", "runs", "success", "95% CI", "tokens", "oracle gap", "transition", "agreement"), rows)
+
+
+def _explain(path: Path, router_path: Path) -> int:
+    from .features import compute
+    from .failures import EXECUTOR_EXCEPTION, PRECONDITION_MISMATCH
+    from .policies import FailureEvent
+    from .routing import Router, RouterError, heuristic_mode, recovery_vector
+    from .tasks import TaskError, load_task
+    from .workspace import Workspace
+
+    try:
+        task = load_task(path)
+        router = Router.load(router_path)
+    except (TaskError, RouterError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    with Workspace.for_task(task) as workspace:
+        features = compute(task.prompt, workspace.initial)
+    print(f"task {task.id}\nfeatures (pre-execution evidence only):")
+    for name, value in zip(features.names(), features.vector()):
+        print(f"  {name:<17} {value}")
+    print(f"heuristic: {heuristic_mode(features)}")
+    mode, steps = router.mode.walk(features.vector())
+    print(f"learned mode tree ({router_path}):")
+    print("\n".join(f"  {step}" for step in steps))
+    print(f"  => start in {mode} mode")
+    print("learned recovery tree, for the failures a macro call can end in:")
+    events = {
+        "early fault (nothing written)": FailureEvent(EXECUTOR_EXCEPTION, False, False, 0),
+        "late fault (work written)": FailureEvent(EXECUTOR_EXCEPTION, True, False, 3),
+        "precondition mismatch": FailureEvent(PRECONDITION_MISMATCH, False, False, 0),
+        "validation failure": FailureEvent("validation_failure", True, True, 3),
+    }
+    for label, event in events.items():
+        decision, steps = router.recovery.walk(recovery_vector(event))
+        print(f"  {label}: {decision}  [{'; '.join(steps[:-1])}]")
+    return 0
 
 
 def _tasks_stats(paths: list[Path]) -> int:

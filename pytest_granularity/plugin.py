@@ -46,8 +46,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--granularity",
         default=None,
         metavar="POLICY[,POLICY]",
-        help=f"run every task.yaml under the given paths with these policies ({', '.join(FIXED_POLICIES)}, or all).",
+        help="run every task.yaml under the given paths with these policies (micro, macro, hybrid, heuristic, learned, or all).",
     )
+    group.addoption("--granularity-router", default=None, metavar="PATH", help="the learned policy's router (default: router.json in the rootdir).")
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
     group.addoption("--granularity-max-steps", type=int, default=None, metavar="N", help="step limit per run (default: the task's, else 40).")
     group.addoption("--granularity-macros", default=None, metavar="PATH", help="a folder of extra macros to register.")
@@ -89,14 +90,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(collector, "granularity-collector")
 
 
+POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
+
+
 def _selected_policies(config: pytest.Config) -> tuple[Policy, ...]:
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if "all" in names:
-        names = list(FIXED_POLICIES)
-    unknown = [n for n in names if n not in FIXED_POLICIES]
+        names = list(POLICY_NAMES)
+    unknown = [n for n in names if n not in POLICY_NAMES]
     if unknown:
-        raise pytest.UsageError(f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(FIXED_POLICIES)} or all")
-    policies = [FIXED_POLICIES[n] for n in dict.fromkeys(names)]
+        raise pytest.UsageError(f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all")
+    policies = [_policy(config, n) for n in dict.fromkeys(names)]
     override = config.getoption("--granularity-recovery")
     if override:
         policies = [
@@ -104,6 +108,20 @@ def _selected_policies(config: pytest.Config) -> tuple[Policy, ...]:
             for p in policies
         ]
     return tuple(policies)
+
+
+def _policy(config: pytest.Config, name: str) -> Policy:
+    from .routing import Router, RouterError, heuristic_policy, learned_policy
+
+    if name in FIXED_POLICIES:
+        return FIXED_POLICIES[name]
+    if name == "heuristic":
+        return heuristic_policy()
+    path = Path(config.getoption("--granularity-router") or config.rootpath / "router.json")
+    try:
+        return learned_policy(Router.load(path))
+    except RouterError as exc:
+        raise pytest.UsageError(f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)") from None
 
 
 def _shard(value: str | None) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ from conftest import DATA, REPO
 @pytest.fixture
 def project(pytester: pytest.Pytester):
     shutil.copytree(DATA, pytester.path, dirs_exist_ok=True)
+    shutil.copy(REPO / "router.json", pytester.path / "router.json")
     return pytester
 
 
@@ -80,7 +81,7 @@ def test_xdist_gives_the_same_table_and_report(project):
     pytest.importorskip("xdist")
     serial = project.runpytest_subprocess("tasks", "--granularity=all", "--granularity-report=serial.json")
     parallel = project.runpytest_subprocess("tasks", "--granularity=all", "-n", "2", "--granularity-report=parallel.json")
-    parallel.assert_outcomes(passed=6, failed=1)
+    parallel.assert_outcomes(passed=12, failed=1)
     assert table(parallel.stdout.str()) == table(serial.stdout.str())
     for suffix in (".json", ".jsonl"):
         assert (project.path / f"parallel{suffix}").read_text() == (project.path / f"serial{suffix}").read_text()
@@ -100,7 +101,11 @@ def test_all_policies_with_faults(project):
         ]
     )
     rows = table(result.stdout.str())[1:]
-    assert [r[:2] for r in rows] == [["micro", "none"], ["macro", "none"], ["macro", "early"], ["macro", "late"], ["hybrid", "none"], ["hybrid", "early"], ["hybrid", "late"]]
+    assert [r[:2] for r in rows] == [
+        ["micro", "none"], ["macro", "none"], ["macro", "early"], ["macro", "late"], ["hybrid", "none"], ["hybrid", "early"],
+        ["hybrid", "late"], ["heuristic", "none"], ["heuristic", "early"], ["heuristic", "late"], ["learned", "none"],
+        ["learned", "early"], ["learned", "late"],
+    ]
     result.stdout.fnmatch_lines(["*transitions: route --macro--> macro | macro --macro_failed(replace_and_verify)--> classify*"])
 
 
@@ -203,3 +208,10 @@ def test_step_summary_plot_and_verbose_runs(project, monkeypatch):
     result.stdout.fnmatch_lines(["runs:", "*fix-add*macro*early*failed*1*executor_exception*", "plot: *out.*"])
     text = summary.read_text()
     assert text.startswith("## pytest-granularity\n\n| policy | fault | runs |") and "| none | micro - macro | 1 |" in text
+
+
+def test_learned_without_a_router_is_a_usage_error(project):
+    (project.path / "router.json").unlink()
+    result = project.runpytest("tasks", "--granularity=learned")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--granularity=learned:*router.json: cannot read the router*granularity train*"])

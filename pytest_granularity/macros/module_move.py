@@ -23,6 +23,8 @@ from pathlib import Path, PurePosixPath
 import libcst as cst
 from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
 
+from ..modnames import absolute_module, dotted_name, package_of
+
 TEXT_SUFFIXES = (".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".csv")
 
 
@@ -42,16 +44,6 @@ class Move:
 
     def inside(self, rel: str) -> bool:
         return rel == self.old_path or rel.startswith(self.old_path + "/")
-
-
-def dotted_name(rel: str) -> str:
-    """``pkg/sub/mod.py`` → ``pkg.sub.mod``; ``pkg/sub/__init__.py`` or ``pkg/sub`` → ``pkg.sub``."""
-    parts = list(PurePosixPath(rel).parts)
-    if parts[-1].endswith(".py"):
-        parts[-1] = parts[-1][:-3]
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def plan(source: str, destination: str, is_package: bool) -> Move:
@@ -90,13 +82,13 @@ def blockers(root: Path, move: Move) -> list[str]:
 
 def _unsupported(tree: ast.Module, rel: str, move: Move) -> list[str]:
     parent = move.old.rpartition(".")[0]
-    package = _package_of(rel)
+    package = package_of(rel)
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.asname is None}
     direct = any(name == move.old or name.startswith(move.old + ".") for name in imported)
     problems = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            if _absolute(package, node.module, node.level) == parent and parent:
+            if absolute_module(package, node.module, node.level) == parent and parent:
                 problems.append(f"'from {parent} import *' may bind {move.old}; star imports are not rewritten")
         elif isinstance(node, ast.Attribute) and not direct and _dotted(node) == move.old:
             problems.append(f"line {node.lineno} uses {move.old} through an import of its parent package")
@@ -147,7 +139,7 @@ def _rewrite(source: str, rel: str, move: Move, inside: bool) -> str:
     uses_module = any(
         isinstance(n, ast.Import) and any(a.asname is None and move.map(a.name) for a in n.names) for n in ast.walk(tree)
     )
-    return cst.parse_module(source).visit(_Rewriter(move, _package_of(rel), inside, uses_module)).code
+    return cst.parse_module(source).visit(_Rewriter(move, package_of(rel), inside, uses_module)).code
 
 
 class _Rewriter(cst.CSTTransformer):
@@ -235,21 +227,6 @@ def _dotted_node(dotted: str) -> cst.Attribute | cst.Name:
     node = cst.parse_expression(dotted)
     assert isinstance(node, (cst.Attribute, cst.Name))
     return node
-
-
-def _package_of(rel: str) -> str:
-    module = dotted_name(rel)
-    return module if rel.endswith("__init__.py") else module.rpartition(".")[0]
-
-
-def _absolute(package: str, module: str | None, level: int) -> str | None:
-    if level == 0:
-        return module
-    parts = package.split(".") if package else []
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([module] if module else []))
 
 
 def _dotted(node: ast.expr) -> str | None:

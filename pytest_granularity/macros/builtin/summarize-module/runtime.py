@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from pytest_granularity.macros.module_move import dotted_name
+from pytest_granularity.modnames import dotted_name
 from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.workspace import PathEscape
 

@@ -1,0 +1,36 @@
+"""Python module names from workspace paths, and relative imports made absolute.
+
+Shared by the routing features (which files import a target) and ``move_module`` (which
+imports to rewrite), so both read a project's imports the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+
+def dotted_name(rel: str) -> str:
+    """``pkg/sub/mod.py`` → ``pkg.sub.mod``; ``pkg/sub/__init__.py`` or ``pkg/sub`` → ``pkg.sub``."""
+    parts = list(PurePosixPath(rel).parts)
+    if parts[-1].endswith(".py"):
+        parts[-1] = parts[-1][:-3]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def package_of(rel: str) -> str:
+    """The package a relative import in the file ``rel`` is resolved against."""
+    module = dotted_name(rel)
+    return module if rel.endswith("__init__.py") else module.rpartition(".")[0]
+
+
+def absolute_module(package: str, module: str | None, level: int) -> str | None:
+    """The absolute name of ``from <level dots><module> import ...`` inside ``package``."""
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join(base + ([module] if module else []))

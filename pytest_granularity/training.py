@@ -1,0 +1,241 @@
+"""Fitting ``router.json`` with scikit-learn, and evaluating routers on tasks they never saw.
+
+The only module that imports scikit-learn (the ``train`` extra). Labels come from runs of the
+fixed policies: a task's mode label is ``macro`` when macro-first (``hybrid``) succeeded with
+fewer tokens than ``micro``, else ``micro``; a macro failure's recovery label is ``stop`` when
+stopping there (the ``macro`` policy's run) still succeeded, else ``degrade``.
+
+Held-out evaluation needs no new runs: the agent is deterministic, and a routed run is exactly
+the fixed-policy run it routes to — ``micro`` → the micro run; ``macro`` → the macro run up to its
+first failure, then the hybrid run if the recovery says degrade or the macro run if it says stop.
+Same inputs, same bytes: training and evaluation are deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Callable, Iterable, Mapping
+
+from .features import Features
+from .failures import VALIDATION_FAILURE
+from .metrics import bootstrap_ci
+from .policies import MACRO, MICRO, FailureEvent
+from .result import RunResult
+from .routing import DEGRADE, RECOVERY_FEATURES, ROUTER_FORMAT, STOP, Router, Tree, heuristic_mode, recovery_vector
+
+MAX_DEPTH = 4
+FOLDS = 5
+Key = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    family: str
+    features: Features
+
+
+def index_runs(runs: Iterable[RunResult]) -> dict[Key, RunResult]:
+    return {r.key: r for r in runs}
+
+
+def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str, str]:
+    labels = {}
+    for task in tasks:
+        micro, hybrid = runs.get((task, "micro", "none")), runs.get((task, "hybrid", "none"))
+        if micro is None or hybrid is None:
+            continue
+        cheaper = hybrid.success and (not micro.success or hybrid.tokens < micro.tokens)
+        labels[task] = MACRO if cheaper else MICRO
+    return labels
+
+
+def failure_event(run: RunResult) -> FailureEvent:
+    """What the executor saw when the macro policy's run stopped at its failure."""
+    changed = len(run.created) + len(run.modified) + len(run.deleted)
+    return FailureEvent(run.failure_class or "", changed > 0, run.failure_class == VALIDATION_FAILURE, changed)
+
+
+def recovery_samples(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> list[tuple[str, str, tuple[float, ...], str]]:
+    """(task, fault, features, label) for every failed macro-policy run of these tasks."""
+    wanted = set(tasks)
+    samples = []
+    for (task, policy, fault), run in sorted(runs.items()):
+        if policy == "macro" and task in wanted and run.failure_class:
+            samples.append((task, fault, recovery_vector(failure_event(run)), STOP if run.success else DEGRADE))
+    return samples
+
+
+def fit_tree(rows: list[tuple[float, ...]], labels: list[str], names: tuple[str, ...]) -> Tree:
+    from sklearn.tree import DecisionTreeClassifier
+
+    classifier = DecisionTreeClassifier(max_depth=MAX_DEPTH, random_state=0)
+    classifier.fit(rows, labels)
+    tree = classifier.tree_
+    return Tree(
+        features=names,
+        classes=tuple(str(c) for c in classifier.classes_),
+        feature=tuple(int(f) for f in tree.feature),
+        threshold=tuple(float(t) for t in tree.threshold),
+        children_left=tuple(int(c) for c in tree.children_left),
+        children_right=tuple(int(c) for c in tree.children_right),
+        value=tuple(tuple(float(v) for v in node[0]) for node in tree.value),
+    )
+
+
+def fit_router(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], tasks: Iterable[str]) -> Router:
+    tasks = sorted(tasks)
+    labels = mode_labels(runs, tasks)
+    labelled = [t for t in tasks if t in labels]
+    mode = fit_tree([infos[t].features.vector() for t in labelled], [labels[t] for t in labelled], Features.names())
+    samples = recovery_samples(runs, tasks)
+    recovery = fit_tree([s[2] for s in samples], [s[3] for s in samples], RECOVERY_FEATURES)
+    return Router(mode, recovery)
+
+
+def simulate(runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, recover: Callable[[FailureEvent], bool]) -> RunResult | None:
+    """The run a routed policy makes, assembled from the fixed policies' deterministic runs."""
+    if mode == MICRO:
+        return runs.get((task, "micro", "none"))
+    macro = runs.get((task, "macro", fault))
+    if macro is None or not macro.failure_class:
+        return macro
+    return runs.get((task, "hybrid", fault)) if recover(failure_event(macro)) else macro
+
+
+def _tree_dict(tree: Tree) -> dict[str, Any]:
+    return {
+        "features": list(tree.features), "classes": list(tree.classes), "feature": list(tree.feature),
+        "threshold": list(tree.threshold), "children_left": list(tree.children_left),
+        "children_right": list(tree.children_right), "value": [list(v) for v in tree.value],
+    }
+
+
+def router_document(router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: dict[str, Any]) -> str:
+    """``router.json``'s exact text: the trees and the training metadata, stable to the byte."""
+    import sklearn
+
+    tasks = sorted(infos)
+    labels = mode_labels(runs, tasks)
+    samples = recovery_samples(runs, tasks)
+    digest = hashlib.sha256("".join(json.dumps(_slim(r), sort_keys=True) for _, r in sorted(runs.items())).encode()).hexdigest()
+    document = {
+        "format": ROUTER_FORMAT,
+        "version": 1,
+        "mode_tree": _tree_dict(router.mode),
+        "recovery_tree": _tree_dict(router.recovery),
+        "training": {
+            "tasks": tasks,
+            "runs_sha256": digest,
+            "max_depth": MAX_DEPTH,
+            "library_versions": {"python": platform.python_version(), "scikit-learn": sklearn.__version__},
+            "scores": {
+                "mode_training_agreement": _agreement(router.mode_of, labels, infos),
+                "recovery_training_agreement": fmean(router.recovery.predict(s[2]) == s[3] for s in samples) if samples else None,
+                "held_out": evaluation,
+            },
+        },
+    }
+    return json.dumps(document, indent=1, sort_keys=True) + "\n"
+
+
+def _agreement(route: Callable[[Features], str], labels: Mapping[str, str], infos: Mapping[str, TaskInfo]) -> float | None:
+    return fmean(route(infos[t].features) == label for t, label in labels.items()) if labels else None
+
+
+def folds(infos: Mapping[str, TaskInfo], scheme: str) -> list[list[str]]:
+    """Held-out task sets: one per family (``family``), or ``FOLDS`` folds of the sorted tasks (``kfold``)."""
+    tasks = sorted(infos)
+    if scheme == "family":
+        return [[t for t in tasks if infos[t].family == f] for f in sorted({i.family for i in infos.values()})]
+    return [tasks[i::FOLDS] for i in range(FOLDS)]
+
+
+def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], scheme: str) -> dict[str, Any]:
+    """Held-out numbers: every task is routed by a router trained without its fold."""
+    routed: dict[str, list[RunResult]] = {}
+    agreement: dict[str, list[float]] = {"heuristic": [], "learned": []}
+    all_tasks = sorted(infos)
+    labels = mode_labels(runs, all_tasks)
+    faults = sorted({k[2] for k in runs if k[2] != "none"})
+    for held_out in folds(infos, scheme):
+        router = fit_router(runs, infos, [t for t in all_tasks if t not in held_out])
+        for task in held_out:
+            learned_mode = router.mode_of(infos[task].features)
+            heuristic = heuristic_mode(infos[task].features)
+            if task in labels:
+                agreement["learned"].append(float(learned_mode == labels[task]))
+                agreement["heuristic"].append(float(heuristic == labels[task]))
+            choices = {
+                "micro": (MICRO, lambda e: False), "macro": (MACRO, lambda e: False), "hybrid": (MACRO, lambda e: True),
+                "heuristic": (heuristic, lambda e: True), "learned": (learned_mode, router.recover),
+            }
+            for name, (mode, recover) in choices.items():
+                _add(routed, name, "none", simulate(runs, task, "none", mode, recover))
+            for fault in faults:
+                if (task, "macro", fault) not in runs:
+                    continue
+                for name, recover in (("no recovery", lambda e: False), ("always degrade", lambda e: True), ("learned recovery", router.recover)):
+                    _add(routed, name, fault, simulate(runs, task, fault, MACRO, recover))
+    oracle = _oracle(runs)
+    return {
+        "scheme": scheme,
+        "policies": {
+            key: _score(group, oracle, agreement.get(key.split("|")[0]) if key.endswith("|none") else None, key)
+            for key, group in sorted(routed.items())
+        },
+    }
+
+
+def _add(routed: dict[str, list[RunResult]], name: str, fault: str, run: RunResult | None) -> None:
+    if run is not None:
+        routed.setdefault(f"{name}|{fault}", []).append(run)
+
+
+def _oracle(runs: Mapping[Key, RunResult]) -> dict[tuple[str, str], int]:
+    from .metrics import oracle_tokens
+
+    return oracle_tokens(list(runs.values()))
+
+
+def _score(runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None, seed: str) -> dict[str, Any]:
+    fault = seed.split("|")[1]
+    success = [float(r.success) for r in runs]
+    tokens = [float(r.tokens) for r in runs]
+    matched = [(r.tokens, oracle[(r.task, fault)]) for r in runs if (r.task, fault) in oracle]
+    failed = [r for r in runs if r.failure_class]
+    return {
+        "runs": len(runs),
+        "success_rate": fmean(success),
+        "success_ci": list(bootstrap_ci(success, seed + "|s")),
+        "mean_tokens": fmean(tokens),
+        "tokens_ci": list(bootstrap_ci(tokens, seed + "|t")),
+        "oracle_gap": fmean(t for t, _ in matched) / fmean(o for _, o in matched) if matched else None,
+        "transition_rate": fmean(float(r.degraded) for r in failed) if failed else None,
+        "agreement": fmean(agreement) if agreement else None,
+    }
+
+
+def _slim(run: RunResult) -> dict[str, Any]:
+    data = run.to_dict()
+    data.pop("transcript")
+    data.pop("verifier_output")
+    return data
+
+
+def write_runs(path: Path, runs: Iterable[RunResult]) -> None:
+    """The training runs without transcripts: what ``granularity train --runs`` needs to reproduce a router."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(_slim(r), sort_keys=True) + "\n" for r in sorted(runs, key=lambda r: r.key)))
+
+
+def read_runs(path: Path) -> list[RunResult]:
+    if path.suffix == ".jsonl":
+        return [RunResult.from_dict(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    from .report import read_records
+
+    return read_records(path)
