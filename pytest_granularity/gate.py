@@ -1,0 +1,226 @@
+"""The CI gate: a committed baseline, and direction-aware comparisons with it.
+
+Only getting worse fails: a run that passed in the baseline and now fails, a run whose tokens
+rose past the per-test tolerance, a policy whose success rate dropped or whose mean tokens rose
+past the session thresholds. Getting better is reported, never failed. A run that failed in the
+baseline is an expected failure, so known macro misfits do not break the build. Aggregates are
+compared on the runs both sides have, so running a subset does not look like a regression.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Iterable
+
+from . import __version__
+from .result import RunResult
+
+SCHEMA_VERSION = 1
+DEFAULT_BASELINE = Path(".granularity/baseline.json")
+GIT_PREFIX = "git:"
+
+
+class BaselineError(ValueError):
+    """A baseline that was asked for but cannot be used."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    success: bool
+    steps: int
+    tokens: int
+
+
+def _key(task: str, policy: str, fault: str) -> str:
+    return f"{task}|{policy}|{fault}"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    runs: dict[str, Entry]
+    source: str = ""
+
+    @classmethod
+    def from_results(cls, results: Iterable[RunResult]) -> "Baseline":
+        return cls({_key(*r.key): Entry(r.success, r.steps, r.tokens) for r in results})
+
+    def entry(self, result: RunResult) -> Entry | None:
+        return self.runs.get(_key(*result.key))
+
+    def entry_for(self, task: str, policy: str, fault: str) -> Entry | None:
+        return self.runs.get(_key(task, policy, fault))
+
+    def to_json(self) -> str:
+        groups: dict[str, list[Entry]] = {}
+        for key, entry in self.runs.items():
+            _, policy, fault = key.split("|")
+            groups.setdefault(f"{policy}|{fault}", []).append(entry)
+        document = {
+            "schema_version": SCHEMA_VERSION,
+            "generator": f"pytest-granularity {__version__}",
+            "runs": {k: {"success": e.success, "steps": e.steps, "tokens": e.tokens} for k, e in sorted(self.runs.items())},
+            "aggregates": {
+                k: {"runs": len(v), "success_rate": fmean(e.success for e in v), "mean_tokens": fmean(e.tokens for e in v)}
+                for k, v in sorted(groups.items())
+            },
+        }
+        return json.dumps(document, indent=1, sort_keys=True) + "\n"
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> "Baseline":
+        try:
+            data = json.loads(text)
+            if data.get("schema_version") != SCHEMA_VERSION:
+                raise BaselineError(f"{source}: field 'schema_version': {data.get('schema_version')!r} is not {SCHEMA_VERSION}")
+            runs = {k: Entry(bool(v["success"]), int(v["steps"]), int(v["tokens"])) for k, v in data["runs"].items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            if isinstance(exc, BaselineError):
+                raise
+            raise BaselineError(f"{source}: not a pytest-granularity baseline ({type(exc).__name__}: {exc})") from None
+        return cls(runs, source)
+
+
+def load_baseline(spec: str, root: Path) -> Baseline:
+    """A baseline from a path, or from ``git:REF:PATH`` (read through GitPython, no checkout)."""
+    if spec.startswith(GIT_PREFIX):
+        ref, _, path = spec[len(GIT_PREFIX) :].partition(":")
+        if not ref or not path:
+            raise BaselineError(f"{spec}: a git baseline is written git:REF:PATH, for example git:origin/main:.granularity/baseline.json")
+        return Baseline.parse(_read_from_git(root, ref, path, spec), spec)
+    path = Path(spec) if Path(spec).is_absolute() else root / spec
+    try:
+        return Baseline.parse(path.read_text(encoding="utf-8"), spec)
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read the baseline: {exc.strerror}") from None
+
+
+def _read_from_git(root: Path, ref: str, path: str, spec: str) -> str:
+    import git
+
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+        blob = repo.commit(ref).tree / path
+        return blob.data_stream.read().decode("utf-8")
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise BaselineError(f"{spec}: {root} is not in a git repository ({exc})") from None
+    except (git.BadName, ValueError) as exc:
+        raise BaselineError(f"{spec}: no commit '{ref}' ({exc})") from None
+    except KeyError:
+        raise BaselineError(f"{spec}: no file '{path}' at {ref}") from None
+
+
+def parse_fraction(value: str, name: str) -> float:
+    """``5%`` → 0.05; ``0.05`` → 0.05; ``0`` → 0.0."""
+    text = str(value).strip()
+    try:
+        number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise ValueError(f"{name}: '{value}' is not a number or a percentage (for example 5%)") from None
+    if number < 0:
+        raise ValueError(f"{name}: '{value}' must not be negative")
+    return number
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    test_token_tolerance: float = 0.10
+    max_token_increase: float = 0.05
+    max_success_drop: float = 0.0
+
+
+def run_regression(entry: Entry | None, result: RunResult, thresholds: Thresholds) -> str | None:
+    """Why this run is worse than its baseline entry, or None."""
+    if entry is None or not entry.success:
+        return None
+    numbers = f"baseline: passed, {entry.steps} steps, {entry.tokens} tokens; now: {result.outcome}, {result.steps} steps, {result.tokens} tokens"
+    if not result.success:
+        return f"regressed: {result.task} [{result.policy}, fault {result.fault}] passed in the baseline and now fails ({numbers})"
+    if entry.tokens and result.tokens > entry.tokens * (1 + thresholds.test_token_tolerance):
+        rise = result.tokens / entry.tokens - 1
+        return (
+            f"regressed: {result.task} [{result.policy}, fault {result.fault}] tokens rose {rise:+.1%}, "
+            f"past the per-test tolerance of {thresholds.test_token_tolerance:.1%} ({numbers})"
+        )
+    return None
+
+
+@dataclass
+class GateReport:
+    regressions: list[str] = field(default_factory=list)
+    improvements: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions)
+
+
+def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresholds) -> GateReport:
+    """Per run and per policy × fault, on the runs both sides have."""
+    report = GateReport()
+    results = sorted(results, key=lambda r: r.key)
+    pairs: dict[tuple[str, str], list[tuple[Entry, RunResult]]] = {}
+    for result in results:
+        entry = baseline.entry(result)
+        if entry is None:
+            continue
+        pairs.setdefault((result.policy, result.fault), []).append((entry, result))
+        message = run_regression(entry, result, thresholds)
+        if message:
+            report.regressions.append(message)
+        elif not entry.success and result.success:
+            report.improvements.append(f"{result.task} [{result.policy}, fault {result.fault}] failed in the baseline and now passes")
+    for (policy, fault), matched in sorted(pairs.items()):
+        _aggregate(report, policy, fault, matched, thresholds)
+    ran = {_key(*r.key) for r in results}
+    report.stale = sorted(k for k in baseline.runs if k not in ran)
+    return report
+
+
+def _aggregate(report: GateReport, policy: str, fault: str, matched: list[tuple[Entry, RunResult]], thresholds: Thresholds) -> None:
+    before_success = fmean(e.success for e, _ in matched)
+    after_success = fmean(r.success for _, r in matched)
+    before_tokens = fmean(e.tokens for e, _ in matched)
+    after_tokens = fmean(r.tokens for _, r in matched)
+    where = f"{policy} [fault {fault}] over {len(matched)} runs"
+    drop = before_success - after_success
+    if drop > thresholds.max_success_drop + 1e-12:
+        report.regressions.append(
+            f"{where}: success rate dropped {before_success:.3f} -> {after_success:.3f} ({-drop:+.3f}), past --granularity-max-success-drop={thresholds.max_success_drop:g}"
+        )
+    elif drop < 0:
+        report.improvements.append(f"{where}: success rate rose {before_success:.3f} -> {after_success:.3f}")
+    rise = after_tokens / before_tokens - 1 if before_tokens else 0.0
+    if rise > thresholds.max_token_increase + 1e-12:
+        report.regressions.append(
+            f"{where}: mean tokens rose {before_tokens:.1f} -> {after_tokens:.1f} ({rise:+.1%}), past --granularity-max-token-increase={thresholds.max_token_increase:.1%}"
+        )
+    elif rise < 0:
+        report.improvements.append(f"{where}: mean tokens fell {before_tokens:.1f} -> {after_tokens:.1f} ({rise:+.1%})")
+
+
+def markdown(report: GateReport, source: str) -> str:
+    lines = [f"### pytest-granularity gate against `{source}`", ""]
+    verdict = "**FAILED**: the changes made the agent stack worse." if report.failed else "**passed**: nothing got worse."
+    lines += [verdict, ""]
+    for title, items in (("Regressions", report.regressions), ("Improvements", report.improvements)):
+        if items:
+            lines += [f"| {title} |", "|---|", *(f"| {item} |" for item in items), ""]
+    if report.stale:
+        lines.append(f"Stale baseline entries (not run now): {len(report.stale)}; refresh with `--granularity-update-baseline`.")
+    return "\n".join(lines) + "\n"
+
+
+def annotations(report: GateReport) -> list[str]:
+    """GitHub Actions workflow commands: an error per regression, a warning for stale entries."""
+    lines = [f"::error title=granularity regression::{_escape(r)}" for r in report.regressions]
+    if report.stale:
+        lines.append(f"::warning title=granularity baseline::{len(report.stale)} stale baseline entries (not run now)")
+    return lines
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
