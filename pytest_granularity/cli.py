@@ -29,6 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge.add_argument("reports", nargs="+", type=Path)
     merge.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     commands.add_parser("fsm", help="print the recovery executor's states and transition table")
+    contracts = commands.add_parser("check-contracts", help="check macros against their contracts (runs pytest --granularity-contracts)")
+    contracts.add_argument("paths", nargs="*", type=Path, help="folders of extra macros")
+    mcp = commands.add_parser("export-mcp", help="print every macro as an MCP tool definition (JSON)")
+    mcp.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
     train = commands.add_parser("train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)")
     train.add_argument("--runs", type=Path, help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now")
     train.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"), help="the tasks the runs are of")
@@ -38,6 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
     explain.add_argument("--router", type=Path, default=Path("router.json"))
     args = parser.parse_args(argv)
+    if args.command == "check-contracts":
+        import pytest
+
+        return int(pytest.main(["--granularity-contracts", "-p", "no:cacheprovider", *map(str, args.paths)]))
+    if args.command == "export-mcp":
+        return _export_mcp(args.macros)
     if args.command == "fsm":
         from .executor import transition_table
 
@@ -157,6 +167,26 @@ def _explain(path: Path, router_path: Path) -> int:
     for label, event in events.items():
         decision, steps = router.recovery.walk(recovery_vector(event))
         print(f"  {label}: {decision}  [{'; '.join(steps[:-1])}]")
+    return 0
+
+
+def _export_mcp(folders: list[Path]) -> int:
+    import json
+
+    from .contracts import mcp_problems, mcp_tool
+    from .macros import MacroRegistry
+    from .schemas import DefinitionError
+
+    try:
+        tools = [mcp_tool(m) for m in MacroRegistry.load(folders)]
+    except DefinitionError as exc:
+        print(f"bad macro definition: {exc}", file=sys.stderr)
+        return 2
+    problems = [f"{t['name']}: {p}" for t in tools for p in mcp_problems(t)]
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    print(json.dumps({"tools": tools}, indent=2, sort_keys=True))
     return 0
 
 

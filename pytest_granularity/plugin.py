@@ -62,6 +62,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="POLICY[,POLICY]",
         help="run every task.yaml under the given paths with these policies (micro, macro, hybrid, heuristic, learned, or all).",
     )
+    group.addoption(
+        "--granularity-contracts",
+        action="store_true",
+        help="check every macro (built-in, --granularity-macros, plugins, and macro folders given as paths) against its contract, one test per check.",
+    )
     group.addoption("--granularity-router", default=None, metavar="PATH", help="the learned policy's router (default: router.json in the rootdir).")
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
     group.addoption("--granularity-max-steps", type=int, default=None, metavar="N", help="step limit per run (default: the task's, else 40).")
@@ -104,6 +109,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
+    if config.getoption("--granularity-contracts", False):
+        config.pluginmanager.register(ContractSession(), "granularity-contracts")
     if not config.getoption("--granularity", None):
         return
     config.stash[policies_key] = _selected_policies(config)
@@ -218,7 +225,8 @@ def _agent_factory(config: pytest.Config) -> Any:
     return agents[name]
 
 
-def _macro_registry(config: pytest.Config) -> MacroRegistry:
+def _macro_roots(config: pytest.Config) -> list[Path]:
+    """Extra macro folders: the option (or ini key), then what plugins register."""
     roots: list[Path] = []
     option = config.getoption("--granularity-macros")
     ini = config.getini("granularity_macros")
@@ -228,8 +236,12 @@ def _macro_registry(config: pytest.Config) -> MacroRegistry:
         roots.append(config.rootpath / ini)
     for folders in config.hook.pytest_granularity_macro_folders(config=config):
         roots.extend(Path(f) for f in folders)
+    return roots
+
+
+def _macro_registry(config: pytest.Config) -> MacroRegistry:
     try:
-        return MacroRegistry.load(roots)
+        return MacroRegistry.load(_macro_roots(config))
     except DefinitionError as exc:
         raise pytest.UsageError(f"bad macro definition: {exc}") from None
 
@@ -353,6 +365,53 @@ def _describe_failure(result: RunResult, regression: str | None = None) -> str:
         lines.append("transitions: " + " | ".join(result.transitions))
     lines.extend(["--- verifier output (tail) ---", result.verifier_output])
     return "\n".join(lines)
+
+
+class ContractSession:
+    """``--granularity-contracts``: the session's items are the contract checks, one per macro and check."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+        from .contracts import CHECKS, Subject, contract_names, macro_folders_to_check
+
+        paths = [Path(arg.split("::")[0]) for arg in config.args]
+        roots = [*_macro_roots(config), *(p for p in paths if p.is_dir())]
+        folders = macro_folders_to_check(roots)
+        names = contract_names(folders)
+        if items:
+            config.hook.pytest_deselected(items=list(items))
+        items[:] = [
+            ContractItem.from_parent(
+                session, name=f"{folder.name}[{check}]", nodeid=f"contracts/{folder.name}::{check}", subject=Subject(folder, names), check=check
+            )
+            for folder in folders
+            for check in CHECKS
+        ]
+
+
+class ContractItem(pytest.Item):
+    def __init__(self, *, subject: Any, check: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.subject = subject
+        self.check = check
+
+    def runtest(self) -> None:
+        from .contracts import CheckSkipped, run_check
+
+        try:
+            run_check(self.check, self.subject)
+        except CheckSkipped as exc:
+            pytest.skip(str(exc))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        from .contracts import CheckFailed
+
+        if isinstance(excinfo.value, CheckFailed):
+            return f"macro {self.subject.folder.name} ({self.subject.folder}) fails the '{self.check}' check:\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.subject.folder, None, f"{self.subject.folder.name}[{self.check}]"
 
 
 class RunCollector:

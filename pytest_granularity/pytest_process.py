@@ -79,7 +79,7 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
             os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
             PYTEST_DEBUG_TEMPROOT=scratch, TMPDIR=scratch,
         )
-        for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+        for name in _UNSTABLE_ENV:
             env.pop(name, None)
         with subprocess.Popen(
             command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -97,6 +97,13 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
     return PytestRun(None if timed_out else process.returncode, text, timed_out)
 
+
+_UNSTABLE_ENV = (
+    "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_CURRENT_TEST",
+    "CI", "BUILD_NUMBER", "COLUMNS", "LINES",
+)
+"""Variables that change what pytest prints: options and plugins, and ``CI``/``BUILD_NUMBER``,
+under which pytest stops truncating assertion output (so a run would cost more tokens on CI)."""
 
 _DURATION = re.compile(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

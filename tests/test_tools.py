@@ -147,3 +147,14 @@ def test_identical_workspaces_share_one_pytest_run(fix_add, monkeypatch):
         (two.root / "calc/ops.py").write_text("SCALE = 1\n")
         pytest_process.run_pytest(two.root, ["tests"], 30)
     assert len(calls) <= 2 and calls[-1][0] == two.root
+
+
+def test_pytest_runs_the_same_on_ci(fix_add, monkeypatch):
+    """pytest stops truncating assertion output under CI=true; the runs must not see it."""
+    from pytest_granularity.pytest_process import _run
+
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("COLUMNS", "300")
+    with Workspace.for_task(fix_add) as ws:
+        (ws.root / "tests" / "test_env.py").write_text("import os\n\ndef test_env():\n    assert os.environ.get('CI') is None and os.environ.get('COLUMNS') is None\n")
+        assert _run(ws.root, ["tests/test_env.py"], 30).passed

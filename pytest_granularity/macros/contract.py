@@ -104,9 +104,9 @@ def load_macro(folder: Path) -> Macro:
         folder=folder,
         contract=contract,
         skill=skill,
-        preconditions=_callable(folder, contract_path, "preconditions.check", contract["preconditions"]["check"]),
-        run=_callable(folder, contract_path, "run", contract["run"]),
-        validate=_callable(folder, contract_path, "validation.check", contract["validation"]["check"]),
+        preconditions=resolve_callable(folder, contract_path, "preconditions.check", contract["preconditions"]["check"]),
+        run=resolve_callable(folder, contract_path, "run", contract["run"]),
+        validate=resolve_callable(folder, contract_path, "validation.check", contract["validation"]["check"]),
     )
 
 
@@ -143,7 +143,7 @@ def _check_parameters(path: Path, schema: dict[str, Any]) -> None:
         raise DefinitionError(path, "parameters.type", "the parameters schema must have an object root ('type: object')")
 
 
-def _callable(folder: Path, path: Path, field_name: str, ref: str) -> Callable[..., Any]:
+def resolve_callable(folder: Path, path: Path, field_name: str, ref: str) -> Callable[..., Any]:
     module_name, function_name = ref.split(":")
     source = folder / f"{module_name}.py"
     if not source.is_file():

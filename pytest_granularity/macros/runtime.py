@@ -9,6 +9,9 @@ recovery router and the agent can see what was left behind.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -98,14 +101,15 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         return outcome(PRECONDITION_MISMATCH, "; ".join(reasons))
     try:
         fault("early", macro.name, ctx.args, ctx.root)
-        summary = macro.run(ctx)
+        summary = call_with_timeout(macro.run, ctx, float(macro.contract["timeout_seconds"]))
     except MacroError as exc:
         failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
         return outcome(failure, str(exc))
     except Exception as exc:
         return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}")
     if not isinstance(summary, str):
-        return outcome(PROTOCOL_FAILURE, f"the macro returned {type(summary).__name__}, not a text summary")
+        name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
+        return outcome(PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
     try:
         problems = tuple(macro.validate(ctx))
     except Exception as exc:
@@ -117,6 +121,66 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     except Exception as exc:
         return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}")
     return outcome(None, summary)
+
+
+class MacroTimeout(Exception):
+    """The macro ran past its contract's ``timeout_seconds`` and was stopped."""
+
+
+def call_with_timeout(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Any:
+    """Run ``function(ctx)`` in a forked child in its own process group, killed whole past ``seconds``.
+
+    A macro works on the filesystem, so its effects survive the child; its result comes back
+    through a pipe. Stopping a runaway macro (and every process it started) needs a process of
+    its own: a thread cannot be killed.
+    """
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def child() -> None:
+        os.setsid()
+        try:
+            value = function(ctx)
+            message = ("ok", value) if isinstance(value, str) else ("not_text", type(value).__name__)
+        except MacroError as exc:
+            message = ("macro_error", str(exc))
+        except BaseException as exc:
+            message = ("error", f"{type(exc).__name__}: {exc}")
+        writer.send(message)
+        os._exit(0)
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    writer.close()
+    try:
+        if not reader.poll(seconds):
+            raise MacroTimeout(f"stopped after its timeout of {seconds:g}s; the workspace is left as the macro left it")
+        kind, value = reader.recv()
+    except EOFError:
+        kind, value = "error", f"the macro's process died (exit code {process.exitcode})"
+    finally:
+        _kill_group(process.pid)
+        process.join()
+        reader.close()
+    if kind == "macro_error":
+        raise MacroError(value)
+    if kind == "error":
+        raise RuntimeError(value)
+    return value if kind == "ok" else _NotText(value)
+
+
+@dataclass(frozen=True)
+class _NotText:
+    """A result that was not a text summary: reported as a protocol failure by ``invoke``."""
+
+    type_name: str
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _violations(macro: Macro, args: dict[str, Any], changes: Changes) -> tuple[str, ...]:

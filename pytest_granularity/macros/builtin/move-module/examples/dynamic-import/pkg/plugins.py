@@ -1,0 +1,5 @@
+import importlib
+
+
+def load(name: str):
+    return importlib.import_module("pkg." + name)

@@ -1,0 +1,6 @@
+"""Plane geometry."""
+
+
+def split_cells(row: str) -> list[str]:
+    r"""Split a row on \t characters."""
+    return row.split("\t")

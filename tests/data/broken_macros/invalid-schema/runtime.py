@@ -1,0 +1,40 @@
+"""replace_and_verify: replace an exact text in the named files, then re-verify."""
+
+from __future__ import annotations
+
+from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.runtime import MacroContext, MacroError
+from pytest_granularity.workspace import PathEscape
+
+
+def preconditions(ctx: MacroContext) -> list[str]:
+    old = ctx.args["old"]
+    reasons = []
+    for rel in ctx.args["files"]:
+        try:
+            path = ctx.path(rel)
+        except PathEscape as exc:
+            reasons.append(str(exc))
+            continue
+        if not path.is_file():
+            reasons.append(f"{rel} does not exist")
+            continue
+        count = path.read_text(encoding="utf-8").count(old)
+        if count != 1:
+            reasons.append(f"the text to replace occurs {count} times in {rel} (it must occur exactly once)")
+    return reasons
+
+
+def run(ctx: MacroContext) -> str:
+    old, new = ctx.args["old"], ctx.args["new"]
+    for rel in ctx.args["files"]:
+        path = ctx.path(rel)
+        text = path.read_text(encoding="utf-8")
+        if text.count(old) != 1:
+            raise MacroError(f"{rel} changed while the replacement was under way")
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return f"replaced the text in {len(ctx.args['files'])} file(s)"
+
+
+def validate(ctx: MacroContext) -> list[str]:
+    return syntax_problems(ctx, [f for f in ctx.args["files"] if f.endswith(".py")]) or test_problems(ctx)

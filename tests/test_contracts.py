@@ -1,0 +1,87 @@
+"""Contract checks: the built-in macros pass every check; each broken macro fails exactly one."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import DATA
+from pytest_granularity.cli import main
+from pytest_granularity.contracts import CHECKS, mcp_problems, mcp_tool
+from pytest_granularity.macros import MacroRegistry
+
+BROKEN = DATA / "broken_macros"
+EXPECTED = {
+    "undeclared-write": "side-effects",
+    "write-outside": "side-effects",
+    "missing-fallback": "fallback",
+    "undeclared-class": "faults",
+    "invalid-schema": "parameters",
+    "bad-skill": "skill",
+    "precondition-writes": "preconditions",
+    "hang": "timeout",
+}
+
+
+@pytest.fixture(scope="module")
+def broken_run(tmp_path_factory):
+    """One contract session over the built-ins and the broken macros, shared by the tests below."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("contracts")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--granularity-contracts", str(BROKEN), "-p", "no:cacheprovider", "-q", "-rfs", "-o", "addopts=", "--rootdir", str(out)],
+        capture_output=True, text=True, cwd=out, timeout=600,
+    )
+    return run
+
+
+def outcomes(output: str) -> dict[str, set[str]]:
+    failed: dict[str, set[str]] = {}
+    for macro, check in re.findall(r"^FAILED contracts/([\w-]+)::([\w-]+)", output, re.M):
+        failed.setdefault(macro, set()).add(check)
+    return failed
+
+
+def test_every_broken_macro_is_caught_by_exactly_its_check(broken_run):
+    failed = outcomes(broken_run.stdout)
+    assert failed == {name: {check} for name, check in EXPECTED.items()}, broken_run.stdout[-3000:]
+    assert broken_run.returncode == 1
+
+
+def test_the_builtin_macros_pass_every_check(broken_run):
+    for name in ("move-module", "replace-and-verify", "summarize-module"):
+        assert name not in outcomes(broken_run.stdout)
+    total = len(CHECKS) * (3 + len(EXPECTED))
+    counts = dict(re.findall(r"(\d+) (passed|failed|skipped)", broken_run.stdout.splitlines()[-1])[i][::-1] for i in range(3))
+    assert sum(int(v) for v in counts.values()) == total
+
+
+def test_failures_read_as_evidence(broken_run):
+    out = broken_run.stdout
+    assert "macro write-outside" in out and "the macro wrote outside the workspace: outside.txt" in out
+    assert "undeclared_write created notes.txt, which its contract does not allow" in out
+    assert "an early fault surfaced as executor_exception, which the contract does not declare" in out
+    assert "the refusal changed the workspace: precondition.log" in out
+    assert "did not finish within its timeout_seconds (1s)" in out
+
+
+def test_export_mcp_follows_the_mcp_rules(capsys):
+    assert main(["export-mcp"]) == 0
+    tools = json.loads(capsys.readouterr().out)["tools"]
+    assert [t["name"] for t in tools] == ["move_module", "replace_and_verify", "summarize_module"]
+    for tool in tools:
+        assert not mcp_problems(tool)
+        assert tool["inputSchema"]["type"] == "object"
+        assert tool["annotations"]["readOnlyHint"] is False and tool["annotations"]["openWorldHint"] is False
+    by_name = {t["name"]: t for t in tools}
+    assert by_name["move_module"]["annotations"]["destructiveHint"] is True
+
+
+def test_mcp_rules_catch_a_bad_tool():
+    macro = MacroRegistry.load().get("replace_and_verify")
+    tool = mcp_tool(macro)
+    assert mcp_problems({**tool, "name": "bad name!"}) == ["name 'bad name!' must be 1-128 characters of A-Z, a-z, 0-9, _, . and -"]
