@@ -247,8 +247,14 @@ def _macro_registry(config: pytest.Config) -> MacroRegistry:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A task folder's setup, solution and hidden verifier are data, never tests of their own."""
+    """A task folder's setup, solution and hidden verifier are data, never tests of their own.
+
+    In a contract session the items are the contract checks: no file is collected, so macro
+    folders given as paths (and the example projects inside them) are not run as tests.
+    """
     if collection_path.name != TASK_FILE and (collection_path.parent / TASK_FILE).is_file():
+        return True
+    if config.getoption("--granularity-contracts", False) and collection_path.is_file():
         return True
     return None
 

@@ -7,12 +7,13 @@ import re
 
 import pytest
 
-from conftest import DATA
+from conftest import DATA, REPO
 from pytest_granularity.cli import main
 from pytest_granularity.contracts import CHECKS, mcp_problems, mcp_tool
 from pytest_granularity.macros import MacroRegistry
 
 BROKEN = DATA / "broken_macros"
+WORKED_EXAMPLE = REPO / "examples" / "macros"
 EXPECTED = {
     "undeclared-write": "side-effects",
     "write-outside": "side-effects",
@@ -33,7 +34,7 @@ def broken_run(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("contracts")
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--granularity-contracts", str(BROKEN), "-p", "no:cacheprovider", "-q", "-rfs", "-o", "addopts=", "--rootdir", str(out)],
+        [sys.executable, "-m", "pytest", "--granularity-contracts", str(BROKEN), str(WORKED_EXAMPLE), "-p", "no:cacheprovider", "-q", "-rfs", "-o", "addopts=", "--rootdir", str(out)],
         capture_output=True, text=True, cwd=out, timeout=600,
     )
     return run
@@ -52,10 +53,10 @@ def test_every_broken_macro_is_caught_by_exactly_its_check(broken_run):
     assert broken_run.returncode == 1
 
 
-def test_the_builtin_macros_pass_every_check(broken_run):
-    for name in ("move-module", "replace-and-verify", "summarize-module"):
+def test_the_builtin_macros_and_the_worked_example_pass_every_check(broken_run):
+    for name in ("move-module", "replace-and-verify", "summarize-module", "rename-constant"):
         assert name not in outcomes(broken_run.stdout)
-    total = len(CHECKS) * (3 + len(EXPECTED))
+    total = len(CHECKS) * (4 + len(EXPECTED))
     counts = dict(re.findall(r"(\d+) (passed|failed|skipped)", broken_run.stdout.splitlines()[-1])[i][::-1] for i in range(3))
     assert sum(int(v) for v in counts.values()) == total
 

@@ -1,0 +1,5 @@
+from app.limits import MAX_ITEMS
+
+
+def batches(total: int) -> int:
+    return -(-total // MAX_ITEMS)

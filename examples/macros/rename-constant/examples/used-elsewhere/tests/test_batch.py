@@ -1,0 +1,5 @@
+from app.batch import batches
+
+
+def test_batches():
+    assert batches(120) == 3
