@@ -31,6 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands.add_parser("fsm", help="print the recovery executor's states and transition table")
     contracts = commands.add_parser("check-contracts", help="check macros against their contracts (runs pytest --granularity-contracts)")
     contracts.add_argument("paths", nargs="*", type=Path, help="folders of extra macros")
+    listing = commands.add_parser("macros", help="list macros with status, owner, version and (from a report) audit figures")
+    listing.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
+    listing.add_argument("--report", type=Path, help="a saved --granularity-report, for the audit figures")
     mcp = commands.add_parser("export-mcp", help="print every macro as an MCP tool definition (JSON)")
     mcp.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
     train = commands.add_parser("train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)")
@@ -46,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         import pytest
 
         return int(pytest.main(["--granularity-contracts", "-p", "no:cacheprovider", *map(str, args.paths)]))
+    if args.command == "macros":
+        return _macros(args.macros, args.report)
     if args.command == "export-mcp":
         return _export_mcp(args.macros)
     if args.command == "fsm":
@@ -167,6 +172,28 @@ def _explain(path: Path, router_path: Path) -> int:
     for label, event in events.items():
         decision, steps = router.recovery.walk(recovery_vector(event))
         print(f"  {label}: {decision}  [{'; '.join(steps[:-1])}]")
+    return 0
+
+
+def _macros(folders: list[Path], report: Path | None) -> int:
+    from .macros import MacroRegistry
+    from .metrics import macro_audit
+    from .report import read_records, render
+    from .schemas import DefinitionError
+
+    try:
+        registry = MacroRegistry.load(folders)
+        audits = {a.macro: a for a in macro_audit(read_records(report))} if report else {}
+    except (DefinitionError, OSError, ValueError) as exc:
+        print(f"granularity macros: {exc}", file=sys.stderr)
+        return 2
+    rows = []
+    for macro in registry:
+        reason = registry.unavailable(macro.name)
+        audit = audits.get(macro.name)
+        figures = (str(audit.calls), ", ".join(f"{k}={v}" for k, v in audit.failures.items()) or "-", f"{audit.mean_seconds:.3f}", f"{audit.p95_seconds:.3f}", f"{audit.mean_tokens_of_runs:.1f}") if audit else ("-",) * 5
+        rows.append((macro.name, "available" if reason is None else f"disabled: {reason}", str(macro.contract["owner"]), str(macro.contract["version"]), *figures))
+    print(render(("macro", "status", "owner", "version", "calls", "failures", "mean s", "p95 s", "mean tokens"), rows))
     return 0
 
 

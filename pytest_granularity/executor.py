@@ -17,8 +17,10 @@ from typing import Any
 
 from .agents import Agent
 from .macros import MacroContext, MacroOutcome, MacroRegistry, invoke
+from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
 from .policies import MACRO, MICRO, FailureEvent, Policy
+from .schemas import first_error
 from .tasks import Task
 from .tools import FINISH, MICRO_TOOLS, ToolContext, call_tool
 from .transcript import ToolCall, Transcript
@@ -55,6 +57,7 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (State.ROUTE, "micro"): State.MICRO,
     (State.ROUTE, "macro"): State.MACRO,
     (State.MACRO, "macro_ok"): State.MACRO,
+    (State.MACRO, "fallback_skill"): State.MACRO,
     (State.MACRO, "macro_failed"): State.CLASSIFY,
     (State.CLASSIFY, FAILURE_EVENT): State.DECIDE,
     (State.DECIDE, "degrade"): State.DEGRADE,
@@ -96,11 +99,14 @@ class Execution:
     degraded: bool = False
     violations: list[str] = field(default_factory=list)
     transitions: list[str] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    offered: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Limits:
     max_steps: int
+    retrieval_k: int = DEFAULT_TOP_K
 
 
 def execute(
@@ -115,8 +121,9 @@ def execute(
     machine = Machine()
     mode = policy.route(task, ctx.workspace)
     machine.fire(mode)
-    tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(), MICRO_TOOLS[FINISH].schema()]
-    execution = Execution(Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools), mode)
+    offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
+    tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(offered), MICRO_TOOLS[FINISH].schema()]
+    execution = Execution(Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools), mode, offered=tuple(m.name for m in offered))
     try:
         _loop(execution, machine, task, policy, agent, ctx, macros, limits, fault)
     finally:
@@ -156,22 +163,55 @@ def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
     return call_tool(tool, ctx, call.arguments).text
 
 
+def _call_macro(execution: Execution, name: str, args: dict[str, Any], ctx: ToolContext, macros: MacroRegistry, fault: FaultPoint) -> MacroOutcome:
+    macro = macros.get(name)
+    assert macro is not None
+    execution.macro_calls += 1
+    dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
+    outcome = invoke(macro, MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies), fault)
+    macros.record(name, outcome.failure_class, outcome.injected)
+    execution.violations.extend(outcome.violations)
+    execution.calls.append({"macro": name, "failure_class": outcome.failure_class, "seconds": round(outcome.seconds, 4)})
+    return outcome
+
+
+def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set[str]) -> str | None:
+    """The declared fallback macro of ``name``, when it is registered, available, untried and fits the arguments."""
+    macro = macros.get(name)
+    fallback = macro.contract.get("fallback_skill") if macro else None
+    if not fallback or fallback in tried or fallback not in macros or macros.unavailable(fallback):
+        return None
+    target = macros.get(fallback)
+    return fallback if target is not None and first_error(target.parameters, args) is None else None
+
+
 def _macro_step(
     execution: Execution, machine: Machine, call: ToolCall, task: Task, policy: Policy, ctx: ToolContext,
     macros: MacroRegistry, fault: FaultPoint,
 ) -> bool:
-    """Run a macro call; False when the run stops here."""
-    macro = macros.get(call.name)
-    assert macro is not None
-    execution.macro_calls += 1
-    context = MacroContext(ctx.workspace, dict(call.arguments), ctx.tests, ctx.test_timeout)
-    outcome = invoke(macro, context, fault)
-    execution.violations.extend(outcome.violations)
+    """Run a macro call (and, once, its declared fallback macro); False when the run stops here."""
+    tried = {call.name}
+    reason = macros.unavailable(call.name) or (None if call.name in execution.offered else "not offered for this task")
+    if reason is not None:
+        fallback = _fallback(macros, call.name, call.arguments, tried)
+        if fallback is None:
+            execution.transcript.add_observation(f"error: {call.name} is unavailable: {reason}")
+            return True
+        machine.fire("fallback_skill", fallback)
+        outcome = _call_macro(execution, fallback, call.arguments, ctx, macros, fault)
+    else:
+        outcome = _call_macro(execution, call.name, call.arguments, ctx, macros, fault)
+        fallback = None if outcome.ok else _fallback(macros, call.name, call.arguments, tried)
+        if fallback is not None:
+            machine.fire("fallback_skill", fallback)
+            outcome = _call_macro(execution, fallback, call.arguments, ctx, macros, fault)
     execution.transcript.add_observation(outcome.observation())
     if outcome.ok:
-        machine.fire("macro_ok", macro.name)
+        machine.fire("macro_ok", outcome.macro)
         return True
     execution.failure = outcome
+    macro = macros.get(outcome.macro)
+    assert macro is not None
     machine.fire("macro_failed", macro.name)
     machine.fire(FAILURE_EVENT, outcome.failure_class or "")
     event = FailureEvent(

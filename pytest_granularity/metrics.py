@@ -188,3 +188,36 @@ def _fault_rank(fault: str) -> int:
 def _order(item: tuple[tuple[str, str, str], list[RunResult]]) -> tuple[object, ...]:
     policy, fault, family = item[0]
     return (family != ALL_FAMILIES, family, _policy_rank(policy), _fault_rank(fault))
+
+
+@dataclass(frozen=True)
+class MacroAudit:
+    """One macro's calls over a session. Latencies are wall-clock: the one thing here that varies run to run."""
+
+    macro: str
+    calls: int
+    failures: dict[str, int]
+    mean_seconds: float
+    p95_seconds: float
+    mean_tokens_of_runs: float
+
+
+def macro_audit(results: Iterable[RunResult]) -> list[MacroAudit]:
+    calls: dict[str, list[dict[str, object]]] = defaultdict(list)
+    tokens: dict[str, list[int]] = defaultdict(list)
+    for r in sorted(results, key=lambda r: r.key):
+        for entry in r.macro_log:
+            calls[str(entry["macro"])].append(entry)
+        for name in {str(e["macro"]) for e in r.macro_log}:
+            tokens[name].append(r.tokens)
+    audits = []
+    for name in sorted(calls):
+        seconds = sorted(float(e["seconds"]) for e in calls[name])  # type: ignore[arg-type]
+        failures = Counter(str(e["failure_class"]) for e in calls[name] if e["failure_class"])
+        audits.append(MacroAudit(name, len(seconds), dict(sorted(failures.items())), fmean(seconds), _percentile(seconds, 0.95), fmean(tokens[name])))
+    return audits
+
+
+def _percentile(ordered: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile of sorted values."""
+    return ordered[max(0, min(len(ordered) - 1, -(-int(q * 100) * len(ordered) // 100) - 1))]

@@ -33,6 +33,7 @@ from .gate import annotations as gate_annotations
 from .gate import compare as compare_to_baseline
 from .gate import markdown as gate_markdown
 from .macros import MacroRegistry
+from .macros.registry import DEFAULT_BREAKER, DEFAULT_TOP_K
 from .metrics import summarize
 from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
 from .plot import write_plot
@@ -67,6 +68,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="check every macro (built-in, --granularity-macros, plugins, and macro folders given as paths) against its contract, one test per check.",
     )
+    group.addoption("--granularity-retrieval-k", type=int, default=None, metavar="K", help="offer only the top K macros for a task (BM25); 0 offers all (default 5).")
+    group.addoption("--granularity-breaker", type=int, default=None, metavar="N", help="disable a macro after N consecutive malfunctions in a session; 0 never (default 5).")
     group.addoption("--granularity-router", default=None, metavar="PATH", help="the learned policy's router (default: router.json in the rootdir).")
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
     group.addoption("--granularity-max-steps", type=int, default=None, metavar="N", help="step limit per run (default: the task's, else 40).")
@@ -103,6 +106,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ("granularity_test_token_tolerance", "default for --granularity-test-token-tolerance"),
     ):
         parser.addini(name, help_text, default="")
+    parser.addini("granularity_retrieval_k", "default for --granularity-retrieval-k", default="")
+    parser.addini("granularity_breaker", "default for --granularity-breaker", default="")
     parser.addini("granularity_agent", "agent to drive (default: reference)", default="reference")
     parser.addini("granularity_macros", "a folder of extra macros to register, relative to the rootdir", default="")
 
@@ -119,6 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
         agent=_agent_factory(config),
         macros=_macro_registry(config),
         max_steps=config.getoption("--granularity-max-steps"),
+        retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
     )
     config.stash[gate_key] = _gate_settings(config)
     collector = RunCollector(config)
@@ -239,9 +245,23 @@ def _macro_roots(config: pytest.Config) -> list[Path]:
     return roots
 
 
+def _int_setting(config: pytest.Config, option: str, ini: str, default: int) -> int:
+    value = config.getoption(option)
+    if value is None:
+        raw = config.getini(ini)
+        try:
+            value = int(raw) if raw else default
+        except ValueError:
+            raise pytest.UsageError(f"{ini}: '{raw}' is not a whole number") from None
+    if value < 0:
+        raise pytest.UsageError(f"{option}: {value} must not be negative")
+    return value
+
+
 def _macro_registry(config: pytest.Config) -> MacroRegistry:
+    breaker = _int_setting(config, "--granularity-breaker", "granularity_breaker", DEFAULT_BREAKER)
     try:
-        return MacroRegistry.load(_macro_roots(config))
+        return MacroRegistry.load(_macro_roots(config), breaker=breaker)
     except DefinitionError as exc:
         raise pytest.UsageError(f"bad macro definition: {exc}") from None
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .metrics import ALL_FAMILIES, PairedDifference, Summary, paired_differences, summarize
+from .metrics import ALL_FAMILIES, MacroAudit, PairedDifference, Summary, macro_audit, paired_differences, summarize
 from .result import RunResult
 
 SCHEMA_VERSION = 1
@@ -27,6 +27,7 @@ SUMMARY_HEADERS = (
     "oracle gap", "errors", "failure classes",
 )
 PAIR_HEADERS = ("fault", "a - b", "tasks", "success diff", "95% CI", "tokens diff", "95% CI")
+AUDIT_HEADERS = ("macro", "calls", "failures", "mean s", "p95 s", "mean tokens of its runs")
 RUN_HEADERS = ("task", "policy", "fault", "outcome", "steps", "tokens", "failure class")
 
 
@@ -63,6 +64,13 @@ def pair_rows(pairs: Sequence[PairedDifference]) -> list[tuple[str, ...]]:
     return [
         (p.fault, f"{p.a} - {p.b}", str(p.tasks), f"{p.success_diff:+.3f}", _ci(p.success_ci), f"{p.tokens_diff:+.1f}", _ci(p.tokens_ci, 1))
         for p in pairs
+    ]
+
+
+def audit_rows(audits: Sequence[MacroAudit]) -> list[tuple[str, ...]]:
+    return [
+        (a.macro, str(a.calls), ", ".join(f"{k}={v}" for k, v in a.failures.items()) or "-", f"{a.mean_seconds:.3f}", f"{a.p95_seconds:.3f}", f"{a.mean_tokens_of_runs:.1f}")
+        for a in audits
     ]
 
 
@@ -103,6 +111,9 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
     if verbose:
         by_family = [s for s in summaries if s.family != ALL_FAMILIES]
         parts.append("by family:\n" + render(SUMMARY_HEADERS, summary_rows(by_family), markdown))
+        audits = macro_audit(results)
+        if audits:
+            parts.append("macro audit:\n" + render(AUDIT_HEADERS, audit_rows(audits), markdown))
         parts.append("runs:\n" + render(RUN_HEADERS, run_rows(results), markdown))
     return "\n\n".join(parts)
 
@@ -116,6 +127,7 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
         "runs": len(ordered),
         "summaries": [{**asdict(s), "success_rate": s.success_rate} for s in summarize(ordered, by_family=True)],
         "paired_differences": [asdict(p) for p in paired_differences(ordered)],
+        "macro_audit": [asdict(a) for a in macro_audit(ordered)],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")

@@ -34,6 +34,7 @@ class RunResult:
     degraded: bool = False
     transitions: list[str] = field(default_factory=list)
     contract_violations: list[str] = field(default_factory=list)
+    macro_log: list[dict[str, Any]] = field(default_factory=list)
     verifier_output: str = ""
     error: str | None = None
     transcript: list[dict[str, Any]] = field(default_factory=list)

@@ -12,6 +12,7 @@ from pathlib import Path
 from .agents import AgentFactory
 from .executor import STOP_STEP_LIMIT, Execution, Limits, execute
 from .macros import MacroRegistry
+from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
 from .policies import Policy
 from .result import ERROR, FAILED, PASSED, RunResult
@@ -26,6 +27,7 @@ class RunSettings:
     agent: AgentFactory
     macros: MacroRegistry = field(default_factory=MacroRegistry.load)
     max_steps: int | None = None
+    retrieval_k: int = DEFAULT_TOP_K
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     workspace_parent: Path | None = None
 
@@ -42,7 +44,7 @@ def run_task(task: Task, policy: Policy, fault: str, settings: RunSettings, faul
     with workspace:
         agent = settings.agent(task, workspace.initial)
         ctx = ToolContext(workspace, task.tests, settings.test_timeout)
-        limits = Limits(settings.max_steps or task.max_steps)
+        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k)
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
         if execution.stop_reason == STOP_STEP_LIMIT:
@@ -79,6 +81,7 @@ def _result(
         degraded=execution.degraded,
         transitions=list(execution.transitions),
         contract_violations=list(execution.violations),
+        macro_log=list(execution.calls),
         verifier_output=output,
         error=error,
         transcript=transcript.to_list(),

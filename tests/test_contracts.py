@@ -13,7 +13,7 @@ from pytest_granularity.contracts import CHECKS, mcp_problems, mcp_tool
 from pytest_granularity.macros import MacroRegistry
 
 BROKEN = DATA / "broken_macros"
-WORKED_EXAMPLE = REPO / "examples" / "macros"
+WORKED_EXAMPLE = REPO / "examples" / "macros" / "rename-constant"
 EXPECTED = {
     "undeclared-write": "side-effects",
     "write-outside": "side-effects",

@@ -1,18 +1,39 @@
 """The macro registry: built-in macros, a user's folder, and macros other plugins register.
 
-Names are unique across all sources; a clash is an error naming both folders, never a silent
-override.
+What keeps a large library usable:
+
+- **names** are unique across all sources (a clash names both folders);
+- **dependencies** (``depends_on``) are resolved in topological order at registration; a
+  missing dependency or a cycle is an error naming the macros;
+- **health**: a macro whose ``needs`` (a module, an executable, a file) are missing is kept, as
+  disabled with the reason, and re-checked every time the registry is asked, so it comes back
+  when the need appears, without a restart;
+- **circuit breaker**: after ``breaker`` consecutive malfunctions of one macro in a process
+  (an exception of its own or a partial side effect; not a refusal, not an injected fault) it is
+  disabled for the rest of the session;
+- **retrieval**: with more than ``k`` available macros, only the top ``k`` for the task, ranked
+  with BM25 over name, description, trigger hint and keywords, are offered to the model.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import shutil
+from collections import Counter
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
+from ..failures import EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT
 from ..schemas import DefinitionError
 from .contract import CONTRACT_FILE, Macro, load_macro
 
 BUILTIN_FOLDER = Path(__file__).parent / "builtin"
+DEFAULT_BREAKER = 5
+DEFAULT_TOP_K = 5
+MALFUNCTIONS = (EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT)
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 def macro_folders(root: Path) -> list[Path]:
@@ -23,28 +44,44 @@ def macro_folders(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / CONTRACT_FILE).is_file()) if root.is_dir() else []
 
 
+def unmet_need(macro: Macro) -> str | None:
+    """The first declared need that is missing now, or None."""
+    for need in macro.contract.get("needs", []):
+        if "module" in need and importlib.util.find_spec(need["module"]) is None:
+            return f"needs the Python module '{need['module']}'"
+        if "executable" in need and shutil.which(need["executable"]) is None:
+            return f"needs the executable '{need['executable']}' on PATH"
+        if "file" in need and not (macro.folder / need["file"]).exists():
+            return f"needs the file {macro.folder / need['file']}"
+    return None
+
+
 class MacroRegistry:
-    def __init__(self, macros: Iterable[Macro]) -> None:
-        self._macros: dict[str, Macro] = {}
+    def __init__(self, macros: Iterable[Macro], breaker: int = DEFAULT_BREAKER) -> None:
+        by_name: dict[str, Macro] = {}
         for macro in macros:
-            other = self._macros.get(macro.name)
+            other = by_name.get(macro.name)
             if other is not None:
                 raise DefinitionError(macro.folder / CONTRACT_FILE, "name", f"'{macro.name}' is already defined by {other.folder}")
-            self._macros[macro.name] = macro
+            by_name[macro.name] = macro
+        self._macros = {name: by_name[name] for name in _dependency_order(by_name)}
+        self.breaker = breaker
+        self._failures: Counter[str] = Counter()
+        self._tripped: dict[str, str] = {}
 
     @classmethod
-    def load(cls, roots: Iterable[Path] = (), builtin: bool = True) -> "MacroRegistry":
+    def load(cls, roots: Iterable[Path] = (), builtin: bool = True, breaker: int = DEFAULT_BREAKER) -> "MacroRegistry":
         folders = macro_folders(BUILTIN_FOLDER) if builtin else []
         for root in roots:
             if not Path(root).is_dir():
                 raise DefinitionError(Path(root), "<folder>", "macro folder does not exist")
             folders.extend(macro_folders(root))
-        return cls(load_macro(f) for f in folders)
+        return cls((load_macro(f) for f in folders), breaker)
 
     def __contains__(self, name: object) -> bool:
         return name in self._macros
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Macro]:
         return iter(self._macros.values())
 
     def __len__(self) -> int:
@@ -57,5 +94,57 @@ class MacroRegistry:
     def names(self) -> tuple[str, ...]:
         return tuple(self._macros)
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        return [m.tool_schema() for m in self._macros.values()]
+    def unavailable(self, name: str) -> str | None:
+        """Why ``name`` cannot be called now (re-checking its needs), or None when it can."""
+        if name in self._tripped:
+            return self._tripped[name]
+        macro = self._macros.get(name)
+        return unmet_need(macro) if macro is not None else "no such macro"
+
+    def available(self) -> list[Macro]:
+        return [m for m in self._macros.values() if self.unavailable(m.name) is None]
+
+    def record(self, name: str, failure_class: str | None, injected: bool = False) -> None:
+        """Count a call's outcome for the circuit breaker."""
+        if failure_class in MALFUNCTIONS and not injected:
+            self._failures[name] += 1
+            if self.breaker and self._failures[name] >= self.breaker and name not in self._tripped:
+                self._tripped[name] = f"circuit breaker open after {self._failures[name]} consecutive failures"
+        elif failure_class is None:
+            self._failures[name] = 0
+
+    def offer(self, query: str, k: int = DEFAULT_TOP_K) -> list[Macro]:
+        """The available macros to put in the tool list: all of them, or the top ``k`` for ``query``."""
+        candidates = self.available()
+        if not k or len(candidates) <= k:
+            return candidates
+        from rank_bm25 import BM25Okapi
+
+        documents = [_words(" ".join([m.name.replace("_", " "), m.contract["description"], m.contract["trigger_hint"], *m.contract.get("keywords", [])])) for m in candidates]
+        scores = BM25Okapi(documents).get_scores(_words(query))
+        ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], candidates[i].name))
+        return [candidates[i] for i in sorted(ranked[:k])]
+
+    def tool_schemas(self, macros: Iterable[Macro] | None = None) -> list[dict[str, Any]]:
+        return [m.tool_schema() for m in (self._macros.values() if macros is None else macros)]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _dependency_order(macros: dict[str, Macro]) -> list[str]:
+    """Macro names with every dependency before its dependents; errors name the macros."""
+    graph = {}
+    for name in sorted(macros):
+        needs = list(macros[name].contract.get("depends_on", []))
+        missing = [d for d in needs if d not in macros]
+        if missing:
+            raise DefinitionError(macros[name].folder / CONTRACT_FILE, "depends_on", f"'{name}' depends on {', '.join(missing)}, which no registered macro provides")
+        graph[name] = sorted(needs)
+    try:
+        return list(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        cycle = " -> ".join(exc.args[1])
+        first = macros[exc.args[1][0]]
+        raise DefinitionError(first.folder / CONTRACT_FILE, "depends_on", f"dependency cycle: {cycle}") from None

@@ -12,12 +12,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from ..failures import (
     EXECUTOR_EXCEPTION,
+    InjectedFault,
     PARTIAL_SIDE_EFFECT,
     PRECONDITION_MISMATCH,
     PROTOCOL_FAILURE,
@@ -44,12 +46,25 @@ class MacroError(Exception):
 
 @dataclass(frozen=True)
 class MacroContext:
-    """What a macro's functions are given: the workspace, the call's arguments and a test runner."""
+    """What a macro's functions are given: the workspace, the call's arguments, a test runner,
+    and the macros it declared in ``depends_on``."""
 
     workspace: Workspace
     args: dict[str, Any]
     tests: tuple[str, ...] = ()
     test_timeout: float = 120.0
+    dependencies: dict[str, Any] = field(default_factory=dict)
+
+    def call_dependency(self, name: str, args: dict[str, Any]) -> str:
+        """Run a declared dependency's preconditions and work in this workspace; its refusal is a MacroError."""
+        macro = self.dependencies.get(name)
+        if macro is None:
+            raise MacroError(f"'{name}' is not among this macro's declared dependencies")
+        context = MacroContext(self.workspace, dict(args), self.tests, self.test_timeout)
+        reasons = list(macro.preconditions(context))
+        if reasons:
+            raise MacroError(f"dependency {name} does not fit: {'; '.join(reasons)}")
+        return str(macro.run(context))
 
     @property
     def root(self) -> Path:
@@ -70,6 +85,8 @@ class MacroOutcome:
     changes: Changes = Changes()
     validation_problems: tuple[str, ...] = ()
     violations: tuple[str, ...] = field(default=())
+    injected: bool = False
+    seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -84,14 +101,16 @@ class MacroOutcome:
 
 def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> MacroOutcome:
     """Run one macro call under its contract; never raises for anything the macro does."""
+    started = time.monotonic()
     error = first_error(macro.parameters, ctx.args)
     if error is not None:
         return MacroOutcome(macro.name, PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
     before = ctx.workspace.files()
 
-    def outcome(failure: str | None, reason: str, problems: tuple[str, ...] = ()) -> MacroOutcome:
+    def outcome(failure: str | None, reason: str, problems: tuple[str, ...] = (), injected: bool = False) -> MacroOutcome:
         changes = compare(before, ctx.workspace.files())
-        return MacroOutcome(macro.name, failure, reason, changes, problems, _violations(macro, ctx.args, changes))
+        violations = _violations(macro, ctx.args, changes)
+        return MacroOutcome(macro.name, failure, reason, changes, problems, violations, injected, time.monotonic() - started)
 
     try:
         reasons = list(macro.preconditions(ctx))
@@ -106,7 +125,7 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
         return outcome(failure, str(exc))
     except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}")
+        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", injected=isinstance(exc, InjectedFault))
     if not isinstance(summary, str):
         name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
         return outcome(PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
@@ -119,7 +138,7 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     try:
         fault("late", macro.name, ctx.args, ctx.root)
     except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}")
+        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", injected=isinstance(exc, InjectedFault))
     return outcome(None, summary)
 
 

@@ -1,0 +1,139 @@
+"""The registry at scale: health, circuit breaker, dependencies, retrieval, fallbacks, timeouts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from macro_helpers import workspace
+from pytest_granularity.macros import MacroContext, MacroRegistry, invoke, load_macro
+from pytest_granularity.macros.registry import BUILTIN_FOLDER
+from pytest_granularity.schemas import DefinitionError
+
+REPLACE = BUILTIN_FOLDER / "replace-and-verify"
+
+
+def clone(root, name, contract_extra="", runtime_edit=None, fallback=None):
+    """A copy of replace_and_verify under another name, with contract lines added."""
+    folder = root / name
+    shutil.copytree(REPLACE, folder, ignore=shutil.ignore_patterns("examples", "__pycache__"))
+    snake = name.replace("-", "_")
+    skill = folder / "SKILL.md"
+    skill.write_text(skill.read_text().replace("name: replace-and-verify", f"name: {name}"))
+    contract = folder / "contract.yaml"
+    text = contract.read_text().replace("name: replace_and_verify", f"name: {snake}")
+    text = text.replace("fallback_skill: null", f"fallback_skill: {fallback}" if fallback else "fallback_skill: null")
+    text = text.split("examples:")[0] + contract_extra
+    contract.write_text(text)
+    if runtime_edit:
+        runtime = folder / "runtime.py"
+        runtime.write_text(runtime_edit(runtime.read_text()))
+    return folder
+
+
+def test_a_macro_with_missing_needs_is_disabled_and_comes_back(tmp_path):
+    folder = clone(tmp_path / "lib", "needy", "needs:\n  - file: token.txt\n  - module: json\n")
+    registry = MacroRegistry.load([tmp_path / "lib"])
+    assert registry.unavailable("needy") == f"needs the file {folder / 'token.txt'}"
+    assert "needy" not in [m.name for m in registry.available()] and "needy" in registry
+    (folder / "token.txt").write_text("now here")
+    assert registry.unavailable("needy") is None, "re-checked without a restart"
+    clone(tmp_path / "lib2", "exotic", "needs:\n  - module: no_such_module_xyz\n  - executable: no-such-binary-xyz\n")
+    assert MacroRegistry.load([tmp_path / "lib2"]).unavailable("exotic") == "needs the Python module 'no_such_module_xyz'"
+
+
+def test_the_breaker_opens_at_exactly_n_consecutive_malfunctions():
+    registry = MacroRegistry.load(breaker=3)
+    for _ in range(2):
+        registry.record("move_module", "executor_exception")
+    registry.record("move_module", "precondition_mismatch")
+    registry.record("move_module", "executor_exception", injected=True)
+    assert registry.unavailable("move_module") is None, "refusals and injected faults are not malfunctions"
+    registry.record("move_module", "partial_side_effect")
+    assert registry.unavailable("move_module") == "circuit breaker open after 3 consecutive failures"
+    registry.record("replace_and_verify", "executor_exception")
+    registry.record("replace_and_verify", None)
+    registry.record("replace_and_verify", "executor_exception")
+    registry.record("replace_and_verify", "executor_exception")
+    assert registry.unavailable("replace_and_verify") is None, "a success resets the count"
+
+
+def test_dependencies_are_ordered_and_checked(tmp_path):
+    clone(tmp_path / "ok", "base-step")
+    clone(tmp_path / "ok", "composed", "depends_on: [base_step]\n")
+    registry = MacroRegistry.load([tmp_path / "ok"], builtin=False)
+    assert registry.names.index("base_step") < registry.names.index("composed")
+    clone(tmp_path / "missing", "orphan", "depends_on: [nowhere]\n")
+    with pytest.raises(DefinitionError, match="'orphan' depends on nowhere, which no registered macro provides"):
+        MacroRegistry.load([tmp_path / "missing"], builtin=False)
+    clone(tmp_path / "cycle", "ping", "depends_on: [pong]\n")
+    clone(tmp_path / "cycle", "pong", "depends_on: [ping]\n")
+    with pytest.raises(DefinitionError, match="dependency cycle: (ping -> pong -> ping|pong -> ping -> pong)"):
+        MacroRegistry.load([tmp_path / "cycle"], builtin=False)
+
+
+def test_a_macro_composes_its_dependency(tmp_path):
+    clone(tmp_path / "lib", "base-step")
+    folder = clone(
+        tmp_path / "lib", "composed", "depends_on: [base_step]\n",
+        runtime_edit=lambda t: t.replace("def run(ctx: MacroContext) -> str:\n", "def run(ctx: MacroContext) -> str:\n    return ctx.call_dependency('base_step', ctx.args)\n"),
+    )
+    registry = MacroRegistry.load([tmp_path / "lib"], builtin=False)
+    ws = workspace(tmp_path / "ws", {"a.py": "x = 1\n"})
+    macro = registry.get("composed")
+    context = MacroContext(ws, {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}, dependencies={"base_step": registry.get("base_step")})
+    assert invoke(macro, context).ok and (tmp_path / "ws" / "a.py").read_text() == "x = 2\n"
+    assert folder.exists()
+
+
+def test_a_timeout_stops_the_macro_and_leaves_no_process(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    folder = clone(
+        tmp_path / "lib", "sleepy",
+        runtime_edit=lambda t: t.replace(
+            "def run(ctx: MacroContext) -> str:\n",
+            "def run(ctx: MacroContext) -> str:\n    import subprocess\n"
+            f"    child = subprocess.Popen(['sleep', '60'])\n    open({str(pid_file)!r}, 'w').write(str(child.pid))\n    child.wait()\n",
+        ),
+    )
+    contract = folder / "contract.yaml"
+    contract.write_text(contract.read_text().replace("timeout_seconds: 120", "timeout_seconds: 1"))
+    ws = workspace(tmp_path / "ws", {"a.py": "x = 1\n"})
+    started = time.monotonic()
+    outcome = invoke(load_macro(folder), MacroContext(ws, {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}))
+    assert outcome.failure_class == "executor_exception" and "timeout of 1s" in outcome.reason
+    assert time.monotonic() - started < 10
+    pid = int(pid_file.read_text())
+    from pytest_granularity.contracts import _alive
+
+    assert not _alive(pid)
+    assert os.path.exists(tmp_path / "ws" / "a.py")
+
+
+def test_retrieval_offers_the_top_k_for_the_task():
+    registry = MacroRegistry.load()
+    assert [m.name for m in registry.offer("Move inventory/tables.py into the text package and update every import", 1)] == ["move_module"]
+    assert [m.name for m in registry.offer("Write a summary of the public API of the module to docs", 1)] == ["summarize_module"]
+    assert len(registry.offer("anything", 5)) == 3, "with no more than k macros, all are offered"
+    assert len(registry.offer("anything", 0)) == 3, "k = 0 turns retrieval off"
+
+
+def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
+    from pytest_granularity.agents.reference import ReferenceAgent
+    from pytest_granularity.policies import FIXED_POLICIES
+    from pytest_granularity.runner import RunSettings, run_task
+    import dataclasses
+
+    from pytest_granularity.tasks import MacroCall
+
+    clone(tmp_path / "lib", "broken-replace", fallback="replace_and_verify", runtime_edit=lambda t: t.replace(
+        "def run(ctx: MacroContext) -> str:\n", "def run(ctx: MacroContext) -> str:\n    raise RuntimeError('broken')\n"))
+    registry = MacroRegistry.load([tmp_path / "lib"])
+    task = dataclasses.replace(fix_add, macro=MacroCall("broken_replace", fix_add.macro.args))
+    result = run_task(task, FIXED_POLICIES["macro"], "none", RunSettings(agent=ReferenceAgent, macros=registry))
+    assert result.success and result.macro_calls == 2 and result.steps == 1
+    assert "macro --fallback_skill(replace_and_verify)--> macro" in result.transitions
+    assert [c["macro"] for c in result.macro_log] == ["broken_replace", "replace_and_verify"]
