@@ -122,7 +122,7 @@ def router_document(router: Router, runs: Mapping[Key, RunResult], infos: Mappin
     tasks = sorted(infos)
     labels = mode_labels(runs, tasks)
     samples = recovery_samples(runs, tasks)
-    digest = hashlib.sha256("".join(json.dumps(_slim(r), sort_keys=True) for _, r in sorted(runs.items())).encode()).hexdigest()
+    digest = hashlib.sha256("".join(json.dumps(_evidence(r), sort_keys=True) for _, r in sorted(runs.items())).encode()).hexdigest()
     document = {
         "format": ROUTER_FORMAT,
         "version": 1,
@@ -218,6 +218,15 @@ def _score(runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreeme
         "transition_rate": fmean(float(r.degraded) for r in failed) if failed else None,
         "agreement": fmean(agreement) if agreement else None,
     }
+
+
+TRAINING_FIELDS = ("task", "family", "policy", "fault", "outcome", "tokens", "failure_class", "created", "modified", "deleted", "degraded")
+
+
+def _evidence(run: RunResult) -> dict[str, Any]:
+    """The fields training reads: the digest of the runs covers exactly these."""
+    data = run.to_dict()
+    return {name: data[name] for name in TRAINING_FIELDS}
 
 
 def _slim(run: RunResult) -> dict[str, Any]:
