@@ -1,0 +1,80 @@
+"""add_function_docstring: insert a one-line docstring into a function that has none."""
+
+from __future__ import annotations
+
+import ast
+
+from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.runtime import MacroContext, MacroError
+from pytest_granularity.workspace import PathEscape
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _functions(tree: ast.Module, qualname: str) -> list[Function]:
+    """The defs named ``f`` (top level) or ``Class.f`` (a method of a top-level class)."""
+    *classes, name = qualname.split(".")
+    body = tree.body
+    for cls in classes:
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
+        if len(found) != 1:
+            return []
+        body = found[0].body
+    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+
+
+def _target(ctx: MacroContext) -> tuple[str, Function | None, list[str]]:
+    """The file's text, the function, and the reasons the macro does not fit."""
+    rel, name = ctx.args["file"], ctx.args["function"]
+    try:
+        path = ctx.path(rel)
+    except PathEscape as exc:
+        return "", None, [str(exc)]
+    if not path.is_file():
+        return "", None, [f"{rel} does not exist"]
+    text = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(text, filename=rel)
+    except SyntaxError as exc:
+        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
+    found = _functions(tree, name)
+    if len(found) != 1:
+        return text, None, [f"{rel} defines {len(found)} functions named {name} (it must define exactly one)"]
+    node = found[0]
+    reasons = []
+    if ast.get_docstring(node, clean=False) is not None:
+        reasons.append(f"{name} already has a docstring")
+    first = node.body[0]
+    line = text.encode("utf-8").splitlines()[first.lineno - 1]
+    if line[: first.col_offset].strip():
+        reasons.append(f"the body of {name} starts on its def line; a docstring needs a line of its own")
+    return text, node, reasons
+
+
+def preconditions(ctx: MacroContext) -> list[str]:
+    return _target(ctx)[2]
+
+
+def run(ctx: MacroContext) -> str:
+    text, node, reasons = _target(ctx)
+    if node is None or reasons:
+        raise MacroError("; ".join(reasons) or "the function is no longer there")
+    first = node.body[0]
+    lines = text.encode("utf-8").splitlines(keepends=True)
+    body_line = lines[first.lineno - 1]
+    newline = b"\r\n" if body_line.endswith(b"\r\n") else b"\n"
+    indent = body_line[: first.col_offset]
+    lines.insert(first.lineno - 1, indent + f'"""{ctx.args["docstring"]}"""'.encode("utf-8") + newline)
+    ctx.path(ctx.args["file"]).write_bytes(b"".join(lines))
+    return f"added a docstring to {ctx.args['function']} in {ctx.args['file']}"
+
+
+def validate(ctx: MacroContext) -> list[str]:
+    rel, name = ctx.args["file"], ctx.args["function"]
+    problems = syntax_problems(ctx, [rel])
+    if problems:
+        return problems
+    found = _functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), name)
+    if len(found) != 1 or ast.get_docstring(found[0], clean=False) != ctx.args["docstring"]:
+        return [f"{name} in {rel} does not carry the given docstring"]
+    return test_problems(ctx)

@@ -1,0 +1,141 @@
+"""add_import: add one import statement to a module, after its top-level imports."""
+
+from __future__ import annotations
+
+import ast
+
+from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.runtime import MacroContext, MacroError
+from pytest_granularity.workspace import PathEscape
+
+Import = ast.Import | ast.ImportFrom
+
+
+def _statement(ctx: MacroContext) -> tuple[Import | None, str | None]:
+    try:
+        tree = ast.parse(ctx.args["statement"].strip())
+    except SyntaxError as exc:
+        return None, f"the statement does not parse ({exc.msg})"
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Import, ast.ImportFrom)):
+        return None, "the statement is not a single import statement"
+    node = tree.body[0]
+    if any(alias.name == "*" for alias in node.names):
+        return None, "star imports are not supported"
+    return node, None
+
+
+def _bound(alias: ast.alias) -> str:
+    return alias.asname or alias.name.split(".")[0]
+
+
+def _key(node: Import, alias: ast.alias) -> tuple:
+    """What one alias imports: equal keys import the same thing under the same name."""
+    if isinstance(node, ast.ImportFrom):
+        return ("from", node.module, node.level, alias.name, alias.asname)
+    return ("import", alias.name, alias.asname)
+
+
+def _bindings(tree: ast.Module) -> dict[str, list[tuple[int, ast.AST]]]:
+    """Names bound by the module's top-level statements, with the line and node binding them."""
+    found: dict[str, list[tuple[int, ast.AST]]] = {}
+    for stmt in tree.body:
+        names: list[tuple[str, ast.AST]] = []
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [(stmt.name, stmt)]
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = [(_bound(a), a) for a in stmt.names]
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names = [(n.id, n) for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        for name, node in names:
+            found.setdefault(name, []).append((stmt.lineno, node))
+    return found
+
+
+def _read(ctx: MacroContext) -> tuple[str, ast.Module | None, list[str]]:
+    rel = ctx.args["file"]
+    try:
+        path = ctx.path(rel)
+    except PathEscape as exc:
+        return "", None, [str(exc)]
+    if not path.is_file():
+        return "", None, [f"{rel} does not exist"]
+    text = path.read_text(encoding="utf-8")
+    try:
+        return text, ast.parse(text, filename=rel), []
+    except SyntaxError as exc:
+        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
+
+
+def _insertion(tree: ast.Module, statement: Import, text: str) -> tuple[int, bool]:
+    """The line after which the import goes, and whether it needs a blank line before it."""
+    body = tree.body
+    i, after = 0, 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        i, after = 1, body[0].end_lineno
+    future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+    last = None
+    while i < len(body) and isinstance(body[i], (ast.Import, ast.ImportFrom)):
+        if future and not (isinstance(body[i], ast.ImportFrom) and body[i].module == "__future__"):
+            break
+        last, i = body[i], i + 1
+    if last is not None:
+        return last.end_lineno, False
+    if after:
+        return after, True
+    if body:
+        first = body[0]
+        return min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1, False
+    return len(text.splitlines()), bool(text.strip())
+
+
+def preconditions(ctx: MacroContext) -> list[str]:
+    statement, problem = _statement(ctx)
+    if statement is None:
+        return [problem]
+    text, tree, reasons = _read(ctx)
+    if tree is None:
+        return reasons
+    existing = {_key(s, a) for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names}
+    bindings = _bindings(tree)
+    for alias in statement.names:
+        if _key(statement, alias) in existing:
+            reasons.append(f"{ctx.args['file']} already imports {alias.name}")
+            continue
+        for line, node in bindings.get(_bound(alias), []):
+            same_package = (
+                isinstance(statement, ast.Import) and isinstance(node, ast.alias) and not node.asname
+                and not alias.asname and node.name.split(".")[0] == alias.name.split(".")[0]
+            )
+            if not same_package:
+                reasons.append(f"{_bound(alias)} is already bound at line {line} of {ctx.args['file']}")
+    line, _ = _insertion(tree, statement, text)
+    if any(s.lineno == line and s.col_offset > 0 for s in tree.body):
+        reasons.append(f"line {line} of {ctx.args['file']} holds several statements; cannot insert after it")
+    return list(dict.fromkeys(reasons))
+
+
+def run(ctx: MacroContext) -> str:
+    statement, problem = _statement(ctx)
+    text, tree, reasons = _read(ctx)
+    if statement is None or tree is None:
+        raise MacroError(problem or "; ".join(reasons))
+    line, blank = _insertion(tree, statement, text)
+    lines = text.splitlines(keepends=True)
+    if line and not lines[line - 1].endswith("\n"):
+        lines[line - 1] += "\n"
+    lines.insert(line, ("\n" if blank else "") + ctx.args["statement"].strip() + "\n")
+    ctx.path(ctx.args["file"]).write_text("".join(lines), encoding="utf-8")
+    return f"added '{ctx.args['statement'].strip()}' to {ctx.args['file']} at line {line + 1 + blank}"
+
+
+def validate(ctx: MacroContext) -> list[str]:
+    rel = ctx.args["file"]
+    problems = syntax_problems(ctx, [rel])
+    if problems:
+        return problems
+    statement, _ = _statement(ctx)
+    tree = ast.parse(ctx.path(rel).read_text(encoding="utf-8"))
+    if statement is None or not any(ast.dump(s) == ast.dump(statement) for s in tree.body):
+        return [f"{rel} does not hold the import at top level"]
+    return test_problems(ctx)

@@ -1,0 +1,3 @@
+"""Stock keeping for small shops."""
+
+__version__ = "1.5.0"

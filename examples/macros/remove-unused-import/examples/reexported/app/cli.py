@@ -1,0 +1,5 @@
+from app.report import os, render
+
+
+def main() -> str:
+    return render([{"cwd": os.getcwd()}])

@@ -1,0 +1,3 @@
+import os
+
+MODE = os.environ.get("APP_MODE", "dev")
