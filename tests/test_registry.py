@@ -137,3 +137,16 @@ def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
     assert result.success and result.macro_calls == 2 and result.steps == 1
     assert "macro --fallback_skill(replace_and_verify)--> macro" in result.transitions
     assert [c["macro"] for c in result.macro_log] == ["broken_replace", "replace_and_verify"]
+
+
+def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty(tmp_path):
+    from conftest import REPO
+    from pytest_granularity.tasks import find_task_files, load_task
+
+    registry = MacroRegistry.load([REPO / "examples" / "macros"])
+    assert len(registry) >= 30
+    tasks = [t for t in (load_task(p) for p in find_task_files([REPO / "benchmark_tasks"])) if t.macro]
+    missed = [t.id for t in tasks if t.macro.skill not in [m.name for m in registry.offer(t.prompt, 5)]]
+    assert missed == []
+    assert all(len(registry.offer(t.prompt, 5)) == 5 for t in tasks)
+    assert "replace_and_verify" in [m.name for m in registry.offer("an unrelated prompt", 5)], "a pinned macro is always offered"

@@ -11,8 +11,9 @@ What keeps a large library usable:
 - **circuit breaker**: after ``breaker`` consecutive malfunctions of one macro in a process
   (an exception of its own or a partial side effect; not a refusal, not an injected fault) it is
   disabled for the rest of the session;
-- **retrieval**: with more than ``k`` available macros, only the top ``k`` for the task, ranked
-  with BM25 over name, description, trigger hint and keywords, are offered to the model.
+- **retrieval**: with more than ``k`` available macros, only ``k`` are offered to the model: the
+  pinned ones (``pinned: true``, general-purpose macros), then the best of the rest for the
+  task, ranked with BM25 over name, description, trigger hint and keywords.
 """
 
 from __future__ import annotations
@@ -115,15 +116,18 @@ class MacroRegistry:
 
     def offer(self, query: str, k: int = DEFAULT_TOP_K) -> list[Macro]:
         """The available macros to put in the tool list: all of them, or the top ``k`` for ``query``."""
-        candidates = self.available()
-        if not k or len(candidates) <= k:
-            return candidates
+        available = self.available()
+        if not k or len(available) <= k:
+            return available
         from rank_bm25 import BM25Okapi
 
+        pinned = [m for m in available if m.contract.get("pinned")]
+        candidates = [m for m in available if not m.contract.get("pinned")]
         documents = [_words(" ".join([m.name.replace("_", " "), m.contract["description"], m.contract["trigger_hint"], *m.contract.get("keywords", [])])) for m in candidates]
         scores = BM25Okapi(documents).get_scores(_words(query))
         ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], candidates[i].name))
-        return [candidates[i] for i in sorted(ranked[:k])]
+        chosen = {candidates[i].name for i in ranked[: max(k - len(pinned), 0)]} | {m.name for m in pinned}
+        return [m for m in available if m.name in chosen]
 
     def tool_schemas(self, macros: Iterable[Macro] | None = None) -> list[dict[str, Any]]:
         return [m.tool_schema() for m in (self._macros.values() if macros is None else macros)]
