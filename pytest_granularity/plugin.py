@@ -115,7 +115,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
     if config.getoption("--granularity-contracts", False):
-        config.pluginmanager.register(ContractSession(), "granularity-contracts")
+        from .contract_session import ContractSession
+
+        config.pluginmanager.register(ContractSession(_macro_roots(config)), "granularity-contracts")
     if not config.getoption("--granularity", None):
         return
     config.stash[policies_key] = _selected_policies(config)
@@ -391,53 +393,6 @@ def _describe_failure(result: RunResult, regression: str | None = None) -> str:
         lines.append("transitions: " + " | ".join(result.transitions))
     lines.extend(["--- verifier output (tail) ---", result.verifier_output])
     return "\n".join(lines)
-
-
-class ContractSession:
-    """``--granularity-contracts``: the session's items are the contract checks, one per macro and check."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        from .contracts import CHECKS, Subject, contract_names, macro_folders_to_check
-
-        paths = [Path(arg.split("::")[0]) for arg in config.args]
-        roots = [*_macro_roots(config), *(p for p in paths if p.is_dir())]
-        folders = macro_folders_to_check(roots)
-        names = contract_names(folders)
-        if items:
-            config.hook.pytest_deselected(items=list(items))
-        items[:] = [
-            ContractItem.from_parent(
-                session, name=f"{folder.name}[{check}]", nodeid=f"contracts/{folder.name}::{check}", subject=Subject(folder, names), check=check
-            )
-            for folder in folders
-            for check in CHECKS
-        ]
-
-
-class ContractItem(pytest.Item):
-    def __init__(self, *, subject: Any, check: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.subject = subject
-        self.check = check
-
-    def runtest(self) -> None:
-        from .contracts import CheckSkipped, run_check
-
-        try:
-            run_check(self.check, self.subject)
-        except CheckSkipped as exc:
-            pytest.skip(str(exc))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        from .contracts import CheckFailed
-
-        if isinstance(excinfo.value, CheckFailed):
-            return f"macro {self.subject.folder.name} ({self.subject.folder}) fails the '{self.check}' check:\n{excinfo.value}"
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.subject.folder, None, f"{self.subject.folder.name}[{self.check}]"
 
 
 class RunCollector:

@@ -1,0 +1,59 @@
+"""The pytest side of the contract checks: one test item per macro and check.
+
+With ``--granularity-contracts`` the session's items are replaced by the checks of every macro
+(built-in, from ``--granularity-macros`` or a plugin, and macro folders given as paths), so a
+broken contract reads as a normal test failure naming the macro, the check and the evidence.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .contracts import CHECKS, CheckFailed, CheckSkipped, Subject, contract_names, macro_folders_to_check, run_check
+
+
+class ContractSession:
+    """``--granularity-contracts``: the session's items are the contract checks, one per macro and check."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        self.roots = roots
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+        paths = [Path(arg.split("::")[0]) for arg in config.args]
+        roots = [*self.roots, *(p for p in paths if p.is_dir())]
+        folders = macro_folders_to_check(roots)
+        names = contract_names(folders)
+        if items:
+            config.hook.pytest_deselected(items=list(items))
+        items[:] = [
+            ContractItem.from_parent(
+                session, name=f"{folder.name}[{check}]", nodeid=f"contracts/{folder.name}::{check}", subject=Subject(folder, names), check=check
+            )
+            for folder in folders
+            for check in CHECKS
+        ]
+
+
+class ContractItem(pytest.Item):
+    def __init__(self, *, subject: Any, check: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.subject = subject
+        self.check = check
+
+    def runtest(self) -> None:
+        try:
+            run_check(self.check, self.subject)
+        except CheckSkipped as exc:
+            pytest.skip(str(exc))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, CheckFailed):
+            return f"macro {self.subject.folder.name} ({self.subject.folder}) fails the '{self.check}' check:\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.subject.folder, None, f"{self.subject.folder.name}[{self.check}]"
