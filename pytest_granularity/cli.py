@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .tasks import find_task_files
+
+if TYPE_CHECKING:
+    from .result import RunResult
+    from .training import TaskInfo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _tasks_check(args.paths, args.macros)
 
 
-def _task_infos(root: Path) -> dict[str, "TaskInfo"]:
+def _task_infos(root: Path) -> dict[str, TaskInfo]:
     from .features import compute
     from .tasks import load_task
     from .training import TaskInfo
@@ -105,7 +109,7 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fresh_runs(tasks: Path) -> list["RunResult"]:
+def _fresh_runs(tasks: Path) -> list[RunResult]:
     import subprocess
     import tempfile
 

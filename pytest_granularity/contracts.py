@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .failures import EXECUTOR_EXCEPTION, FAILURE_CLASSES, PRECONDITION_MISMATCH, VALIDATION_FAILURE, InjectedFault
-from .macros import Macro, MacroContext, MacroOutcome, invoke, load_macro
+from .macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke, load_macro
 from .macros.contract import CONTRACT_FILE, SKILL_FILE, read_skill_front_matter, resolve_callable
 from .schemas import DefinitionError, packaged_schema, read_yaml_mapping
 from .tasks import MacroCall, Task, TaskError, load_task
@@ -152,7 +152,7 @@ def check_unique_name(s: Subject) -> None:
 
 def check_replay(s: Subject) -> None:
     for example, outcome, verdict in _replays(s.folder):
-        if outcome.failure_class == EXECUTOR_EXCEPTION and "timeout" in outcome.reason:
+        if outcome.timed_out:
             raise CheckSkipped(f"{example.id}: the macro ran past its timeout; see the 'timeout' check")
         _require(outcome.ok, f"example {example.id}: the macro failed ({outcome.failure_class}): {outcome.reason}")
         _require(verdict, f"example {example.id}: the macro reported success but the verifier rejected the workspace")
@@ -202,7 +202,7 @@ def check_faults(s: Subject) -> None:
             with _workspace(example, {}) as ws:
                 outcome = _invoke(macro, ws, example, {}, _fault_at(point))
             _require(outcome.failure_class in declared, f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as {outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})")
-        settings = RunSettings(agent=ReferenceAgent, macros=_registry_of(macro))
+        settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]))
         task = dataclasses.replace(example, macro=MacroCall(macro.name, example.macro.args))
         result = run_task(task, FIXED_POLICIES["hybrid"], "early", settings, _fault_at("early"))
         _require(result.success and result.degraded, f"example {example.id}: after an early fault the fallback (micro tools) did not recover: {result.summary()}\n{result.verifier_output}")
@@ -211,7 +211,7 @@ def check_faults(s: Subject) -> None:
 def check_timeout(s: Subject) -> None:
     macro = _load(s.folder)
     for example, outcome, _ in _replays(s.folder):
-        if outcome.failure_class == EXECUTOR_EXCEPTION and "timeout" in outcome.reason:
+        if outcome.timed_out:
             raise CheckFailed(f"example {example.id}: the macro did not finish within its timeout_seconds ({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}")
     example = _examples(s.folder)[0]
     with _workspace(example, {}) as ws:
@@ -219,7 +219,7 @@ def check_timeout(s: Subject) -> None:
         slow = dataclasses.replace(macro, run=_stalled(macro.run, pid_file), contract={**macro.contract, "timeout_seconds": TIMEOUT_PROBE_SECONDS})
         outcome = _invoke(slow, ws, example, {})
         child = int(pid_file.read_text()) if pid_file.exists() else None
-    _require(outcome.failure_class == EXECUTOR_EXCEPTION and "timeout" in outcome.reason, f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: {outcome.failure_class or 'success'} ({outcome.reason})")
+    _require(outcome.timed_out and outcome.failure_class == EXECUTOR_EXCEPTION, f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: {outcome.failure_class or 'success'} ({outcome.reason})")
     _require(child is not None and not _alive(child), f"a process the stalled call started (pid {child}) outlived the timeout")
 
 
@@ -292,12 +292,6 @@ def _load(folder: Path) -> Macro:
         return load_macro(folder)
     except DefinitionError as exc:
         raise CheckFailed(str(exc)) from None
-
-
-def _registry_of(macro: Macro) -> Any:
-    from .macros import MacroRegistry
-
-    return MacroRegistry([macro])
 
 
 def _examples_with(folder: Path, key: str) -> list[tuple[Task, dict[str, Any]]]:

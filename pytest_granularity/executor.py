@@ -125,14 +125,14 @@ def execute(
     tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(offered), MICRO_TOOLS[FINISH].schema()]
     execution = Execution(Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools), mode, offered=tuple(m.name for m in offered))
     try:
-        _loop(execution, machine, task, policy, agent, ctx, macros, limits, fault)
+        _loop(execution, machine, policy, agent, ctx, macros, limits, fault)
     finally:
         execution.transitions = machine.log
     return execution
 
 
 def _loop(
-    execution: Execution, machine: Machine, task: Task, policy: Policy, agent: Agent, ctx: ToolContext,
+    execution: Execution, machine: Machine, policy: Policy, agent: Agent, ctx: ToolContext,
     macros: MacroRegistry, limits: Limits, fault: FaultPoint,
 ) -> None:
     transcript = execution.transcript
@@ -149,7 +149,7 @@ def _loop(
             return
         execution.steps += 1
         if machine.state is State.MACRO and call.name in macros:
-            if not _macro_step(execution, machine, call, task, policy, ctx, macros, fault):
+            if not _macro_step(execution, machine, call, policy, ctx, macros, fault):
                 return
         else:
             transcript.add_observation(_micro_step(call, machine.state, ctx))
@@ -186,7 +186,7 @@ def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set
 
 
 def _macro_step(
-    execution: Execution, machine: Machine, call: ToolCall, task: Task, policy: Policy, ctx: ToolContext,
+    execution: Execution, machine: Machine, call: ToolCall, policy: Policy, ctx: ToolContext,
     macros: MacroRegistry, fault: FaultPoint,
 ) -> bool:
     """Run a macro call (and, once, its declared fallback macro); False when the run stops here."""

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .features import Features
 from .failures import VALIDATION_FAILURE
-from .metrics import bootstrap_ci
+from .metrics import bootstrap_ci, oracle_tokens
 from .policies import MACRO, MICRO, FailureEvent
 from .result import RunResult
 from .routing import DEGRADE, RECOVERY_FEATURES, ROUTER_FORMAT, STOP, Router, Tree, heuristic_mode, recovery_vector
@@ -181,7 +181,7 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
                     continue
                 for name, recover in (("no recovery", lambda e: False), ("always degrade", lambda e: True), ("learned recovery", router.recover)):
                     _add(routed, name, fault, simulate(runs, task, fault, MACRO, recover))
-    oracle = _oracle(runs)
+    oracle = oracle_tokens(list(runs.values()))
     return {
         "scheme": scheme,
         "policies": {
@@ -194,12 +194,6 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
 def _add(routed: dict[str, list[RunResult]], name: str, fault: str, run: RunResult | None) -> None:
     if run is not None:
         routed.setdefault(f"{name}|{fault}", []).append(run)
-
-
-def _oracle(runs: Mapping[Key, RunResult]) -> dict[tuple[str, str], int]:
-    from .metrics import oracle_tokens
-
-    return oracle_tokens(list(runs.values()))
 
 
 def _score(runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None, seed: str) -> dict[str, Any]:

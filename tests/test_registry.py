@@ -138,7 +138,7 @@ def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
     assert [c["macro"] for c in result.macro_log] == ["broken_replace", "replace_and_verify"]
 
 
-def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty(tmp_path):
+def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty():
     from conftest import REPO
     from pytest_granularity.tasks import find_task_files, load_task
 

@@ -79,7 +79,7 @@ def test_missing_fixture_is_an_infrastructure_error(fix_add):
         Workspace.for_task(fix_add)
 
 
-def test_fixture_pinned_at_a_git_ref(fix_add, tmp_path):
+def test_fixture_pinned_at_a_git_ref(fix_add):
     import dataclasses
 
     root = fix_add.fixture

@@ -86,6 +86,7 @@ class MacroOutcome:
     validation_problems: tuple[str, ...] = ()
     violations: tuple[str, ...] = field(default=())
     injected: bool = False
+    timed_out: bool = False
     seconds: float = 0.0
 
     @property
@@ -107,10 +108,13 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         return MacroOutcome(macro.name, PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
     before = ctx.workspace.files()
 
-    def outcome(failure: str | None, reason: str, problems: tuple[str, ...] = (), injected: bool = False) -> MacroOutcome:
+    def outcome(failure: str | None, reason: str, problems: tuple[str, ...] = (), exc: BaseException | None = None) -> MacroOutcome:
         changes = compare(before, ctx.workspace.files())
         violations = _violations(macro, ctx.args, changes)
-        return MacroOutcome(macro.name, failure, reason, changes, problems, violations, injected, time.monotonic() - started)
+        return MacroOutcome(
+            macro.name, failure, reason, changes, problems, violations,
+            injected=isinstance(exc, InjectedFault), timed_out=isinstance(exc, MacroTimeout), seconds=time.monotonic() - started,
+        )
 
     try:
         reasons = list(macro.preconditions(ctx))
@@ -125,7 +129,7 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
         return outcome(failure, str(exc))
     except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", injected=isinstance(exc, InjectedFault))
+        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
     if not isinstance(summary, str):
         name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
         return outcome(PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
@@ -138,7 +142,7 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     try:
         fault("late", macro.name, ctx.args, ctx.root)
     except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", injected=isinstance(exc, InjectedFault))
+        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
     return outcome(None, summary)
 
 
