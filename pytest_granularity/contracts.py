@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .failures import EXECUTOR_EXCEPTION, FAILURE_CLASSES, PRECONDITION_MISMATCH, VALIDATION_FAILURE, InjectedFault
+from .interrupts import track_folder, untrack_folder
 from .macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke, load_macro
 from .macros.contract import CONTRACT_FILE, SKILL_FILE, read_skill_front_matter, resolve_callable
 from .schemas import DefinitionError, packaged_schema, read_yaml_mapping
@@ -323,6 +324,7 @@ class _workspace:
 
     def __init__(self, task: Task, breaker: dict[str, Any]) -> None:
         self.sandbox = Path(tempfile.mkdtemp(prefix="granularity-contract-")).resolve()
+        track_folder(self.sandbox)
         self.workspace = Workspace.for_task(task, self.sandbox)
         if breaker.get("setup") is not None:
             overlay(self.workspace.root, breaker["setup"])
@@ -334,6 +336,7 @@ class _workspace:
     def __exit__(self, *exc: object) -> None:
         self.outside = sorted(p.name for p in self.sandbox.iterdir() if p != self.workspace.root)
         shutil.rmtree(self.sandbox, ignore_errors=True)
+        untrack_folder(self.sandbox)
 
 
 def _invoke(macro: Macro, ws: Workspace, task: Task, breaker: dict[str, Any], fault: Any = None) -> MacroOutcome:

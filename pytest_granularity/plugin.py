@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from . import hookspecs
+from . import hookspecs, interrupts
 from .failures import InjectedFault
 from .gate import (
     DEFAULT_BASELINE,
@@ -49,6 +49,7 @@ settings_key = pytest.StashKey[RunSettings]()
 policies_key = pytest.StashKey[tuple[Policy, ...]]()
 shard_key = pytest.StashKey["tuple[int, int] | None"]()
 gate_key = pytest.StashKey["GateSettings"]()
+interrupts_key = pytest.StashKey[bool]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -114,6 +115,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
+    if config.getoption("--granularity", None) or config.getoption("--granularity-contracts", False):
+        _clean_up_on_interrupt(config)
     if config.getoption("--granularity-contracts", False):
         from .contract_session import ContractSession
 
@@ -131,6 +134,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[gate_key] = _gate_settings(config)
     collector = RunCollector(config)
     config.pluginmanager.register(collector, "granularity-collector")
+
+
+def _clean_up_on_interrupt(config: pytest.Config) -> None:
+    """SIGINT and SIGTERM kill the runs' process groups and remove their folders (see ``interrupts``).
+
+    An xdist worker also asks to be sent SIGTERM when the controller dies, so killing the
+    controller alone cleans up after every worker too.
+    """
+    config.stash[interrupts_key] = interrupts.install()
+    if hasattr(config, "workerinput"):
+        interrupts.die_with_parent()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(interrupts_key, False):
+        interrupts.uninstall()
 
 
 POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")

@@ -2,7 +2,8 @@
 
 Shared by the agent's ``run_tests`` tool, the macros' own validation and the verifier, so all
 three run tests the same way: a new process group that is killed whole on timeout (a hung
-test cannot leave children behind), no bytecode or cache files written into the workspace,
+test cannot leave children behind, and the group is killed after a normal end too, and on
+Ctrl-C or SIGTERM through ``interrupts``), no bytecode or cache files written into the workspace,
 the tests' temporary files kept in a scratch folder removed afterwards, and no third-party
 pytest plugins auto-loaded (this one must not recurse into itself, and
 installed plugins such as xdist, randomly or benchmark must not change what a run sees).
@@ -13,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -21,6 +21,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
+
+from .interrupts import kill_group, tracked_folder, tracked_process
 
 OUTPUT_TAIL_LINES = 40
 MEMO_SIZE = 1024
@@ -74,7 +76,7 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
     command = [
         sys.executable, "-m", "pytest", "-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args,
     ]
-    with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         env = dict(
             os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
             PYTEST_DEBUG_TEMPROOT=scratch, TMPDIR=scratch,
@@ -84,14 +86,16 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
         with subprocess.Popen(
             command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True,
-        ) as process:
+        ) as process, tracked_process(process.pid):
             try:
                 output, _ = process.communicate(timeout=timeout)
                 timed_out = False
             except subprocess.TimeoutExpired:
-                _kill_group(process)
+                kill_group(process.pid)
                 output, _ = process.communicate()
                 timed_out = True
+            finally:
+                kill_group(process.pid)
         text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
@@ -117,10 +121,3 @@ def _stable(text: str, cwd: Path, scratch: Path) -> str:
     """
     text = text.replace(str(scratch), "<tmp>").replace(str(cwd), "<workspace>")
     return _ADDRESS.sub(" at 0x?", _DURATION.sub("", text))
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

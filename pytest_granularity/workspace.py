@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import Iterable, Iterator, Mapping
 
+from .interrupts import track_folder, untrack_folder
 from .tasks import Task
 
 IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".git", ".ropeproject", ".mypy_cache"})
@@ -114,12 +115,14 @@ class Workspace:
     @classmethod
     def for_task(cls, task: Task, parent: Path | None = None) -> "Workspace":
         root = Path(tempfile.mkdtemp(prefix=f"granularity-{task.id}-", dir=parent)).resolve()
+        track_folder(root)
         try:
             _materialise_fixture(task, root)
             if task.setup is not None:
                 overlay(root, task.setup)
         except BaseException:
             shutil.rmtree(root, ignore_errors=True)
+            untrack_folder(root)
             raise
         return cls(root)
 
@@ -131,6 +134,7 @@ class Workspace:
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+        untrack_folder(self.root)
 
     def resolve(self, rel: str) -> Path:
         """The absolute path of ``rel``, refusing anything that would leave the workspace."""

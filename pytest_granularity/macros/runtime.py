@@ -25,6 +25,7 @@ from ..failures import (
     PROTOCOL_FAILURE,
     VALIDATION_FAILURE,
 )
+from ..interrupts import track_process, untrack_process
 from ..pytest_process import PytestRun, run_pytest
 from ..schemas import first_error
 from ..workspace import Changes, Workspace, compare
@@ -174,6 +175,8 @@ def call_with_timeout(function: Callable[[MacroContext], Any], ctx: MacroContext
 
     process = context.Process(target=child, daemon=True)
     process.start()
+    assert process.pid is not None
+    track_process(process.pid)
     writer.close()
     try:
         if not reader.poll(seconds):
@@ -184,6 +187,7 @@ def call_with_timeout(function: Callable[[MacroContext], Any], ctx: MacroContext
     finally:
         _kill_group(process.pid)
         process.join()
+        untrack_process(process.pid)
         reader.close()
     if kind == "macro_error":
         raise MacroError(value)

@@ -1,0 +1,132 @@
+"""What an interrupted run leaves behind: child process groups and throw-away folders.
+
+Every child a run starts (the verifier, the agent's ``run_tests``, a macro's runtime) lives in
+its own session, so Ctrl-C at the terminal does not reach it, and every run writes to folders
+of its own (its workspace, pytest's scratch). Code that starts such a group or makes such a
+folder registers it here; on SIGINT or SIGTERM the handler kills every registered group and
+removes every registered folder, then lets the signal take its usual course (SIGINT raises
+``KeyboardInterrupt``, SIGTERM ends the process).
+
+The registry is module state on purpose: a signal handler is process-wide, and so is what it
+must clean. Entries remember the process that made them, so a forked child (a macro runtime)
+never kills or removes what its parent registered. Under pytest-xdist each worker cleans its
+own entries: Ctrl-C reaches every worker, and ``die_with_parent`` has the kernel send a worker
+SIGTERM when the controller dies of SIGTERM.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any, Callable, Iterator
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_PR_SET_PDEATHSIG = 1
+
+_groups: dict[int, int] = {}
+"""Process group id -> the pid of the process that registered it."""
+_folders: dict[Path, int] = {}
+"""Folder -> the pid of the process that registered it."""
+_previous: dict[int, Any] = {}
+
+
+def track_process(pgid: int) -> None:
+    """Kill process group ``pgid`` (a child started with ``start_new_session=True``) on interrupt."""
+    _groups[pgid] = os.getpid()
+
+
+def untrack_process(pgid: int) -> None:
+    _groups.pop(pgid, None)
+
+
+def track_folder(path: Path) -> None:
+    """Remove ``path`` (a run's own throw-away folder) on interrupt."""
+    _folders[Path(path)] = os.getpid()
+
+
+def untrack_folder(path: Path) -> None:
+    _folders.pop(Path(path), None)
+
+
+@contextmanager
+def tracked_process(pgid: int) -> Iterator[int]:
+    track_process(pgid)
+    try:
+        yield pgid
+    finally:
+        untrack_process(pgid)
+
+
+@contextmanager
+def tracked_folder(path: Path) -> Iterator[Path]:
+    track_folder(path)
+    try:
+        yield path
+    finally:
+        untrack_folder(path)
+
+
+def cleanup() -> None:
+    """Kill this process's registered groups, then remove its registered folders."""
+    me = os.getpid()
+    for pgid in [g for g, owner in list(_groups.items()) if owner == me]:
+        kill_group(pgid)
+        _groups.pop(pgid, None)
+    for folder in [f for f, owner in list(_folders.items()) if owner == me]:
+        shutil.rmtree(folder, ignore_errors=True)
+        _folders.pop(folder, None)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL a whole process group; a group that is already gone is fine."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def install() -> bool:
+    """Clean up on SIGINT and SIGTERM from now on; False where handlers cannot be set (not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    for signum in SIGNALS:
+        current = signal.getsignal(signum)
+        if current is not _handle:
+            _previous[signum] = current
+            signal.signal(signum, _handle)
+    return True
+
+
+def uninstall() -> None:
+    """Give the signals back to the handlers they had before :func:`install`."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum, previous in list(_previous.items()):
+        if signal.getsignal(signum) is _handle:
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        del _previous[signum]
+
+
+def die_with_parent(signum: int = signal.SIGTERM) -> bool:
+    """Ask the kernel (Linux) to send ``signum`` when the parent process dies; False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _handle(signum: int, frame: FrameType | None) -> None:
+    cleanup()
+    previous: Callable[[int, FrameType | None], Any] | int | None = _previous.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)
+    elif previous != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
