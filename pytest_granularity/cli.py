@@ -29,6 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.add_argument("--update", type=Path, metavar="FILE", help="replace the table between the granularity:table markers in FILE")
     report.add_argument("-v", "--verbose", action="store_true", help="also the per-family table and every run")
     report.add_argument("--plot", type=Path, metavar="PNG", help="also write the plot")
+    report.add_argument("--html", type=Path, metavar="PATH", help="also write the browsable HTML page of every run")
     merge = commands.add_parser("merge", help="combine shard reports into one report, as an unsharded run writes it")
     merge.add_argument("reports", nargs="+", type=Path)
     merge.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
@@ -255,6 +256,10 @@ def _report(args: argparse.Namespace) -> int:
             update_markdown(args.update, summarize(records))
         if args.plot is not None:
             print(f"plot: {write_plot(args.plot, summarize(records))}", file=sys.stderr)
+        if args.html is not None:
+            from .html_report import write_html
+
+            print(f"html: {write_html(args.html, records)}", file=sys.stderr)
     except (OSError, ValueError) as exc:
         print(f"granularity report: {exc}", file=sys.stderr)
         return 2

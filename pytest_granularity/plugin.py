@@ -38,12 +38,11 @@ from .metrics import summarize
 from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
 from .plot import write_plot
 from .report import render_report, write_report
-from .result import ERROR, RunResult
+from .result import ERROR, RECORD_KEY, RunResult, records_in
 from .runner import RunSettings, run_task
 from .schemas import DefinitionError
 from .tasks import FAULTS, TASK_FILE, Task, TaskError, load_task
 
-RECORD_KEY = "granularity_run"
 NO_FAULT = "none"
 settings_key = pytest.StashKey[RunSettings]()
 policies_key = pytest.StashKey[tuple[Policy, ...]]()
@@ -82,6 +81,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write the summaries as JSON to PATH and every run record (with transcript) to PATH with .jsonl.",
     )
     group.addoption("--granularity-plot", default=None, metavar="PATH", help="write a PNG of success against tokens (text chart without matplotlib).")
+    group.addoption(
+        "--granularity-html",
+        default=None,
+        metavar="PATH",
+        help="write one self-contained HTML page: the summary, the plot, and every run's transcript, transitions, macro log and diff.",
+    )
     group.addoption(
         "--granularity-shard",
         default=None,
@@ -134,6 +139,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[gate_key] = _gate_settings(config)
     collector = RunCollector(config)
     config.pluginmanager.register(collector, "granularity-collector")
+    if config.pluginmanager.hasplugin("html"):
+        from .pytest_html_hooks import PytestHtmlHooks
+
+        page = config.getoption("--granularity-html")
+        config.pluginmanager.register(PytestHtmlHooks(config, Path(page) if page else None), "granularity-pytest-html")
 
 
 def _clean_up_on_interrupt(config: pytest.Config) -> None:
@@ -429,7 +439,7 @@ class RunCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when not in ("call", "???"):
             return
-        records = [RunResult.from_dict(json.loads(v)) for name, v in report.user_properties if name == RECORD_KEY]
+        records = records_in(report.user_properties)
         if records:
             self.results.extend(records)
         elif report.failed and _is_task_item(report.nodeid):
@@ -502,6 +512,11 @@ class RunCollector:
         plot = self.config.getoption("--granularity-plot")
         if plot:
             lines.append(f"plot: {write_plot(Path(plot), summarize(self.results))}")
+        page = self.config.getoption("--granularity-html")
+        if page:
+            from .html_report import write_html
+
+            lines.append(f"html: {write_html(Path(page), self.results)}")
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary:
             with open(step_summary, "a", encoding="utf-8") as handle:

@@ -6,10 +6,13 @@ field is a JSON type and ``from_dict(to_dict(r)) == r``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Iterable
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
+RECORD_KEY = "granularity_run"
+"""The name under which a run's record travels in a test report's ``user_properties``."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class RunResult:
     contract_violations: list[str] = field(default_factory=list)
     macro_log: list[dict[str, Any]] = field(default_factory=list)
     verifier_output: str = ""
+    diff: str = ""
     error: str | None = None
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
@@ -66,3 +70,8 @@ class RunResult:
             f"{self.task} policy={self.policy}{fault}: {self.outcome}, {self.steps} steps, "
             f"{self.tokens} tokens ({self.stop_reason}){failure}"
         )
+
+
+def records_in(user_properties: Iterable[tuple[str, object]]) -> list[RunResult]:
+    """The run records a test report carries (none for a test that is not a benchmark run)."""
+    return [RunResult.from_dict(json.loads(str(value))) for name, value in user_properties if name == RECORD_KEY]

@@ -21,6 +21,8 @@ from .tools import DEFAULT_TEST_TIMEOUT, ToolContext
 from .verify import verify
 from .workspace import Changes, Workspace, WorkspaceError
 
+MAX_DIFF_CHARS = 50_000
+
 
 @dataclass(frozen=True)
 class RunSettings:
@@ -47,17 +49,25 @@ def run_task(task: Task, policy: Policy, fault: str, settings: RunSettings, faul
         limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k)
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
+        diff = bounded(workspace.diff(), MAX_DIFF_CHARS)
         if execution.stop_reason == STOP_STEP_LIMIT:
             outcome, output, error = FAILED, f"stopped at the step limit ({execution.steps} steps)", None
         else:
             verdict = verify(task, workspace)
             outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
             output, error = verdict.output, verdict.infrastructure_error
-    return _result(task, policy, fault, execution, changes, outcome, output, error)
+    return _result(task, policy, fault, execution, changes, diff, outcome, output, error)
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with a note of what was cut, so one huge rewrite cannot bloat a report."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... diff truncated: {len(text) - limit} more characters\n"
 
 
 def _result(
-    task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, outcome: str, output: str, error: str | None
+    task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, diff: str, outcome: str, output: str, error: str | None
 ) -> RunResult:
     transcript = execution.transcript
     return RunResult(
@@ -83,6 +93,7 @@ def _result(
         contract_violations=list(execution.violations),
         macro_log=list(execution.calls),
         verifier_output=output,
+        diff=diff,
         error=error,
         transcript=transcript.to_list(),
     )
