@@ -54,13 +54,15 @@ def run_payload(result: RunResult) -> dict[str, Any]:
 
 
 def _text_slots(run: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
-    """Where a run's long texts live: its diff, verifier tail, every message and every string argument."""
+    """Where a run's long texts live: its diff, verifier tail, every message and every tool call's arguments."""
     yield run, "diff"
     yield run, "verifier_tail"
     for message in run["transcript"]:
         yield message, "content"
         arguments = (message.get("tool_call") or {}).get("arguments") or {}
         yield from ((arguments, key) for key, value in arguments.items() if isinstance(value, str))
+        for call in message.get("tool_calls") or ():  # the chat-completions wire format: arguments as JSON text
+            yield call.get("function") or {}, "arguments"
 
 
 def share_repeated_texts(runs: list[dict[str, Any]]) -> list[str]:

@@ -41,7 +41,11 @@ def test_filter_open_a_run_and_read_its_transcript(browser, tmp_path):
     browser.click("tr.details details.transcript-section > summary")
     messages = browser.evaluate("[...document.querySelectorAll('tr.details .msg')].map(m => m.textContent)")
     assert len(messages) == len(HOSTILE.transcript)
-    assert messages[2].startswith("step 1 · assistant callswrite_file") and XSS in messages[3]
+    assert messages[2].startswith("assistant callsstep 1 · write_file") and XSS in messages[3]
+    # a wire-format message: its text, then each call with its id and arguments, raw when not a JSON object
+    assert messages[6].startswith("assistant calls" + XSS + "step 3 · edit_file (call_3)path = ")
+    assert messages[6].endswith("step 4 · run_tests (call_4)arguments (not a JSON object) = " + XSS)
+    assert messages[7] == "observation for call_3edited"
     # a long observation is folded to its first line; opened, it shows the whole text (stored once in the page)
     assert browser.evaluate("document.querySelectorAll('tr.details .msg.tool details pre').length") == 0
     browser.click("tr.details .msg.tool details > summary")

@@ -52,6 +52,13 @@ HOSTILE = run(
         {"role": "tool", "content": XSS},
         {"role": "assistant", "content": "", "tool_call": {"name": "read_file", "arguments": {"path": "calc/ops.py"}}},
         {"role": "tool", "content": LONG_READ},
+        # the chat-completions wire format a real model's transcript is recorded in
+        {"role": "assistant", "content": XSS, "tool_calls": [
+            {"id": "call_3", "type": "function", "function": {"name": "edit_file", "arguments": json.dumps({"path": EVIL_PATH, "new": XSS})}},
+            {"id": "call_4", "type": "function", "function": {"name": "run_tests", "arguments": XSS}},
+        ]},
+        {"role": "tool", "tool_call_id": "call_3", "content": "edited"},
+        {"role": "tool", "tool_call_id": "call_4", "content": "error: arguments are not JSON"},
     ],
 )
 READER = run("a", "micro", transcript=[{"role": "tool", "content": LONG_READ}])
@@ -149,7 +156,7 @@ def test_the_policy_allows_only_the_pages_own_script_and_style():
 def test_repeated_long_texts_are_stored_once_and_none_is_mistaken_for_a_reference():
     data = payload(render_html(RUNS))
     hostile, reader = data["runs"][1], data["runs"][2]
-    reference = hostile["transcript"][-1]["content"]
+    reference = hostile["transcript"][5]["content"]
     assert reference == reader["transcript"][0]["content"] and data["shared"][int(reference[1:])] == LONG_READ
     assert hostile["transcript"][1]["content"] == XSS  # short texts stay in place
 

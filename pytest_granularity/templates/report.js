@@ -75,6 +75,9 @@
     add("steps", run.steps + " (macro calls: " + run.macro_calls + ")");
     add("tokens (local, cl100k)", tokensText(run));
     add("tokens (provider)", providerText(run));
+    add("tokens reported from", run.token_source);
+    add("cost", run.cost);
+    add("notes", (run.notes || []).join("; "));
     add("created", run.created.join(", "));
     add("modified", run.modified.join(", "));
     add("deleted", run.deleted.join(", "));
@@ -139,17 +142,35 @@
     return row;
   }
 
-  function message(msg, step) {
+  // A message's tool calls, in either record format: {tool_call: {name, arguments}} or the
+  // chat-completions wire format {tool_calls: [{id, function: {name, arguments: "<JSON text>"}}]}.
+  function toolCalls(msg) {
+    if (msg.tool_call) return [{ name: msg.tool_call.name, id: "", args: msg.tool_call.arguments || {}, raw: null }];
+    return (msg.tool_calls || []).map(function (call) {
+      var fn = call.function || {};
+      var raw = text(fn.arguments);
+      var parsed = null;
+      try { parsed = typeof raw === "string" ? JSON.parse(raw) : raw; } catch (err) { parsed = null; }
+      var usable = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed);
+      return { name: fn.name, id: call.id || "", args: usable ? parsed : null, raw: usable ? null : String(raw) };
+    });
+  }
+
+  function message(msg, counter) {
     var node = el("div", "msg " + msg.role);
-    if (msg.role === "assistant" && msg.tool_call) {
-      node.appendChild(el("div", "role", "step " + step + " \u00b7 assistant calls"));
-      node.appendChild(el("div", "call", msg.tool_call.name));
-      var args = msg.tool_call.arguments || {};
-      Object.keys(args).forEach(function (k) { node.appendChild(argument(k, args[k])); });
+    var calls = msg.role === "assistant" ? toolCalls(msg) : [];
+    if (calls.length) {
+      node.appendChild(el("div", "role", "assistant calls"));
       if (msg.content) node.appendChild(pre(text(msg.content)));
+      calls.forEach(function (call) {
+        counter.steps += 1;
+        node.appendChild(el("div", "call", el("span", "role", "step " + counter.steps + " \u00b7 "), call.name, call.id ? el("span", "call-id", " (" + call.id + ")") : null));
+        if (call.args) Object.keys(call.args).forEach(function (k) { node.appendChild(argument(k, call.args[k])); });
+        else node.appendChild(el("div", "arg", el("span", "name", "arguments (not a JSON object) = "), folded("text", call.raw)));
+      });
       return node;
     }
-    var label = msg.role === "tool" ? "observation" : msg.role === "user" && step > 0 ? "harness note" : msg.role;
+    var label = msg.role === "tool" ? "observation" + (msg.tool_call_id ? " for " + msg.tool_call_id : "") : msg.role === "user" && counter.steps > 0 ? "harness note" : msg.role;
     node.appendChild(el("div", "role", label));
     var body = text(msg.content) || "";
     node.appendChild(msg.role === "tool" || msg.role === "system" ? folded(label, body) : pre(body));
@@ -158,11 +179,8 @@
 
   function transcript(run) {
     var node = el("div", "transcript");
-    var step = 0;
-    run.transcript.forEach(function (msg) {
-      if (msg.role === "assistant") step += 1;
-      node.appendChild(message(msg, step));
-    });
+    var counter = { steps: 0 };
+    run.transcript.forEach(function (msg) { node.appendChild(message(msg, counter)); });
     return node;
   }
 
