@@ -5,8 +5,10 @@ in macro mode only macro skills (and ``finish``) are offered, and every macro ca
 its contract. A failed macro is classified into exactly one failure class, the policy's
 recovery decides, and the run either stops or degrades, one way, to the micro tools in the same
 workspace, with a message that says what failed and what it changed (so recovery's tokens are
-counted). Every transition is recorded. A runaway agent is stopped at the step limit as a
-failed run, not an error.
+counted). Ending the macro phase without a successful macro call (the agent found no macro
+that applies and called ``finish``) is an observed failure too: ``precondition_mismatch``, and
+the same recovery decision follows. Every transition is recorded. A runaway agent is stopped at
+the step limit as a failed run, not an error.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from .agents import Agent
+from .failures import PRECONDITION_MISMATCH
 from .macros import MacroContext, MacroOutcome, MacroRegistry, invoke
 from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
@@ -36,6 +39,11 @@ SYSTEM_PROMPT = (
 )
 DEGRADE_NOTE = (
     "The macro {macro} failed ({failure_class}): {reason}\nPaths it changed: {changed}.\n"
+    "Macro skills are no longer available. Finish the task with the micro tools, in this same workspace."
+)
+NO_MACRO_REASON = "no applicable macro: the macro phase ended without a successful macro call"
+NO_MACRO_NOTE = (
+    "No macro skill was applied ({failure_class}): {reason}.\n"
     "Macro skills are no longer available. Finish the task with the micro tools, in this same workspace."
 )
 
@@ -59,6 +67,7 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (State.MACRO, "macro_ok"): State.MACRO,
     (State.MACRO, "fallback_skill"): State.MACRO,
     (State.MACRO, "macro_failed"): State.CLASSIFY,
+    (State.MACRO, "no_macro_applies"): State.CLASSIFY,
     (State.CLASSIFY, FAILURE_EVENT): State.DECIDE,
     (State.DECIDE, "degrade"): State.DEGRADE,
     (State.DECIDE, "stop"): State.VERIFY,
@@ -139,6 +148,10 @@ def _loop(
     while True:
         call = agent.next_call(transcript.messages, transcript.tools)
         transcript.record_call(call)
+        if call.name == FINISH and machine.state is State.MACRO and not _macro_succeeded(execution):
+            if _no_macro_applies(execution, machine, policy):
+                continue
+            return
         if call.name == FINISH:
             machine.fire("finish")
             execution.stop_reason = STOP_FINISHED
@@ -209,10 +222,26 @@ def _macro_step(
     if outcome.ok:
         machine.fire("macro_ok", outcome.macro)
         return True
+    machine.fire("macro_failed", outcome.macro)
+    changed = ", ".join(outcome.changes.paths) or "none"
+    note = DEGRADE_NOTE.format(macro=outcome.macro, failure_class=outcome.failure_class, reason=outcome.reason, changed=changed)
+    return _decide(execution, machine, policy, outcome, note)
+
+
+def _macro_succeeded(execution: Execution) -> bool:
+    return any(c["failure_class"] is None for c in execution.calls)
+
+
+def _no_macro_applies(execution: Execution, machine: Machine, policy: Policy) -> bool:
+    """The agent ended the macro phase with no successful macro call: an observed precondition mismatch."""
+    outcome = MacroOutcome("", PRECONDITION_MISMATCH, NO_MACRO_REASON)
+    machine.fire("no_macro_applies")
+    return _decide(execution, machine, policy, outcome, NO_MACRO_NOTE.format(failure_class=PRECONDITION_MISMATCH, reason=NO_MACRO_REASON))
+
+
+def _decide(execution: Execution, machine: Machine, policy: Policy, outcome: MacroOutcome, note: str) -> bool:
+    """Classify a failure, let the policy's recovery decide; False when the run stops here."""
     execution.failure = outcome
-    macro = macros.get(outcome.macro)
-    assert macro is not None
-    machine.fire("macro_failed", macro.name)
     machine.fire(FAILURE_EVENT, outcome.failure_class or "")
     event = FailureEvent(
         failure_class=outcome.failure_class or "",
@@ -225,8 +254,7 @@ def _macro_step(
         execution.stop_reason = STOP_MACRO_FAILED
         return False
     machine.fire("degrade")
-    changed = ", ".join(outcome.changes.paths) or "none"
-    execution.transcript.add_note(DEGRADE_NOTE.format(macro=macro.name, failure_class=outcome.failure_class, reason=outcome.reason, changed=changed))
+    execution.transcript.add_note(note)
     execution.transcript.set_tools(_micro_schemas())
     machine.fire("switch_to_micro")
     execution.degraded = True

@@ -124,3 +124,45 @@ def test_a_macro_that_raises_is_an_executor_exception_with_its_changes(tmp_path)
     outcome = call(ws, "replace_and_verify", fault=boom, files=["a.py"], old="x = 1", new="x = 2")
     assert outcome.failure_class == "executor_exception" and "disk on fire" in outcome.reason
     assert outcome.changes.modified == ("a.py",)
+
+
+def _without_macro(task):
+    import dataclasses
+
+    return dataclasses.replace(task, macro=None)
+
+
+def test_no_applicable_macro_is_an_observed_precondition_mismatch(fix_add):
+    task = _without_macro(fix_add)
+    stopped = run_task(task, FIXED_POLICIES["macro"], "none", SETTINGS)
+    assert not stopped.success and stopped.failure_class == "precondition_mismatch" and stopped.stop_reason == "macro_failed"
+    assert stopped.transitions == [
+        "route --macro--> macro",
+        "macro --no_macro_applies--> classify",
+        "classify --failure_classified(precondition_mismatch)--> decide",
+        "decide --stop--> verify",
+    ]
+    hybrid = run_task(task, FIXED_POLICIES["hybrid"], "none", SETTINGS)
+    assert hybrid.success and hybrid.degraded and hybrid.failure_class == "precondition_mismatch"
+    assert hybrid.transitions[-3:] == ["decide --degrade--> degrade", "degrade --switch_to_micro--> micro", "micro --finish--> verify"]
+    assert any("no applicable macro" in m["content"] for m in hybrid.transcript)
+
+
+def test_degrading_from_an_untouched_workspace_pays_for_a_whole_micro_run(fix_add):
+    task = _without_macro(fix_add)
+    micro = run_task(task, FIXED_POLICIES["micro"], "none", SETTINGS)
+    hybrid = run_task(task, FIXED_POLICIES["hybrid"], "none", SETTINGS)
+    names = [m["tool_call"]["name"] for m in hybrid.transcript if m.get("tool_call")]
+    assert names == ["finish", "list_files", "search", "read_file", "edit_file", "run_tests", "finish"]
+    assert hybrid.steps == micro.steps and hybrid.tokens > micro.tokens
+
+
+def test_a_successful_macro_then_finish_is_no_failure(fix_add):
+    result = run_task(fix_add, FIXED_POLICIES["hybrid"], "none", SETTINGS)
+    assert result.success and not result.degraded and result.failure_class is None
+
+
+def test_recovery_reads_a_file_the_macro_did_not_touch_before_editing_it(fix_add):
+    hybrid = run_task(fix_add, FIXED_POLICIES["hybrid"], "early", SETTINGS, faulty("early"))
+    names = [m["tool_call"]["name"] for m in hybrid.transcript if m.get("tool_call")]
+    assert names == ["replace_and_verify", "show_diff", "read_file", "edit_file", "run_tests", "finish"]

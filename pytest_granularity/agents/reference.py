@@ -3,7 +3,9 @@
 It knows the task's reference solution (the files as they must end up) and the initial
 workspace, and pays honest token costs for the observations a model would need: it lists and
 searches before it reads, reads every file before editing it and computes its edits from what
-the read showed, and after a failed macro it looks at the diff and reads what still differs.
+the read showed, and after a failed macro it looks at the diff and reads what still differs
+before it edits it. When it degrades having called no macro (none applied), it has seen nothing
+of the workspace yet, so it plays its whole micro script.
 It isolates what this plugin gates (policies, routers, macros and recovery): a run's tokens
 move only when those do. It is not a model, and its numbers say nothing about one.
 """
@@ -34,6 +36,7 @@ class ReferenceAgent:
         self.target = _target_files(task, self.initial)
         self._script: Script | None = None
         self._offered: frozenset[str] = frozenset()
+        self._called_macro = False
 
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall:
         offered = frozenset(t["function"]["name"] for t in tools)
@@ -46,7 +49,7 @@ class ReferenceAgent:
     def _choose(self, offered: frozenset[str], started: bool) -> Script:
         if offered - MICRO_TOOLS.keys():
             return self._macro(offered)
-        return self._recover() if started else self._micro()
+        return self._recover() if started and self._called_macro else self._micro()
 
     @property
     def _to_change(self) -> list[str]:
@@ -68,6 +71,7 @@ class ReferenceAgent:
     def _macro(self, offered: frozenset[str]) -> Script:
         macro = self.task.macro
         if macro is not None and macro.skill in offered:
+            self._called_macro = True
             yield ToolCall(macro.skill, dict(macro.args))
         yield ToolCall(FINISH, {})
 
@@ -77,7 +81,7 @@ class ReferenceAgent:
         for path in sorted(touched | set(self._to_change)):
             wanted = self.target.get(path)
             if path not in touched:
-                current = _text(self.initial.get(path))
+                current = _parse_read((yield ToolCall("read_file", {"path": path}))) if path in self.initial else None
             elif render_diff(path, self.initial.get(path), wanted) in diff:
                 continue
             elif f"+++ b/{path}\n" in diff:
