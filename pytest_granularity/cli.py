@@ -77,16 +77,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _task_infos(root: Path) -> dict[str, TaskInfo]:
-    from .features import compute
+    from .macros import MacroRegistry
+    from .routing import features_of
     from .tasks import load_task
     from .training import TaskInfo
     from .workspace import Workspace
 
     infos = {}
+    macros = MacroRegistry.load()
     for path in find_task_files([root]):
         task = load_task(path)
         with Workspace.for_task(task) as workspace:
-            infos[task.id] = TaskInfo(task.family, compute(task.prompt, workspace.initial))
+            infos[task.id] = TaskInfo(task.family, features_of(task, workspace, macros))
     return infos
 
 
@@ -107,6 +109,9 @@ def _train(args: argparse.Namespace) -> int:
     args.output.write_text(training.router_document(router, indexed, infos, evaluation))
     print(f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, recovery tree of {len(router.recovery.feature)} nodes")
     print(_held_out_table(evaluation))
+    from .paper import comparison
+
+    print("\nbeside the paper (ratios):\n" + comparison(evaluation))
     return 0
 
 
@@ -118,7 +123,7 @@ def _fresh_runs(tasks: Path) -> list[RunResult]:
 
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "runs.json"
-        command = [sys.executable, "-m", "pytest", str(tasks), "--granularity=micro,macro,hybrid", f"--granularity-report={report}", "-q", "-p", "no:cacheprovider"]
+        command = [sys.executable, "-m", "pytest", str(tasks), "--granularity=micro,macro,hybrid", "--granularity-faults=all", f"--granularity-report={report}", "-q", "-p", "no:cacheprovider"]
         try:
             import xdist  # noqa: F401
 
@@ -144,10 +149,10 @@ def _held_out_table(evaluation: dict) -> str:
 
 
 def _explain(path: Path, router_path: Path) -> int:
-    from .features import compute
     from .failures import EXECUTOR_EXCEPTION, PRECONDITION_MISMATCH
+    from .macros import MacroRegistry
     from .policies import FailureEvent
-    from .routing import Router, RouterError, heuristic_mode, recovery_vector
+    from .routing import Router, RouterError, features_of, heuristic_mode, recovery_vector
     from .tasks import TaskError, load_task
     from .workspace import Workspace
 
@@ -158,10 +163,10 @@ def _explain(path: Path, router_path: Path) -> int:
         print(exc, file=sys.stderr)
         return 2
     with Workspace.for_task(task) as workspace:
-        features = compute(task.prompt, workspace.initial)
+        features = features_of(task, workspace, MacroRegistry.load())
     print(f"task {task.id}\nfeatures (pre-execution evidence only):")
     for name, value in zip(features.names(), features.vector()):
-        print(f"  {name:<17} {value}")
+        print(f"  {name:<17} {value:g}")
     print(f"heuristic: {heuristic_mode(features)}")
     mode, steps = router.mode.walk(features.vector())
     print(f"learned mode tree ({router_path}):")
@@ -171,7 +176,7 @@ def _explain(path: Path, router_path: Path) -> int:
     events = {
         "early fault (nothing written)": FailureEvent(EXECUTOR_EXCEPTION, False, False, 0),
         "late fault (work written)": FailureEvent(EXECUTOR_EXCEPTION, True, False, 3),
-        "precondition mismatch": FailureEvent(PRECONDITION_MISMATCH, False, False, 0),
+        "precondition mismatch, or no macro applied": FailureEvent(PRECONDITION_MISMATCH, False, False, 0),
         "validation failure": FailureEvent("validation_failure", True, True, 3),
     }
     for label, event in events.items():

@@ -134,6 +134,8 @@ def check_callables(s: Subject) -> None:
         "validation.check": (contract.get("validation") or {}).get("check"),
         "run": contract.get("run"),
     }
+    if "applicability" in contract:
+        refs["applicability.derive"] = (contract.get("applicability") or {}).get("derive")
     problems = []
     for field_name, ref in refs.items():
         if not isinstance(ref, str) or ":" not in ref:

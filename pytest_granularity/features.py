@@ -21,16 +21,26 @@ The "target files" of a task are the workspace's Python files the prompt names, 
    docs, docstring, message, wording, typo, summary).
 10. ``is_refactor_task``: 1 when the prompt asks to move, rename, relocate, extract, split or
     refactor.
+
+Two more say whether a macro is likely to apply; they also read the macro registry (see
+``applicability``; without a registry they are 0):
+
+11. ``retrieval_score``: the best BM25 score of any available macro for the prompt.
+12. ``applicable_macros``: how many macros' declared applicability checks hold.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import astuple, dataclass, fields
-from typing import Mapping
+from dataclasses import astuple, dataclass, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
 from .modnames import absolute_module, dotted_name, package_of
+
+if TYPE_CHECKING:
+    from .macros import MacroRegistry
 
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:py|md|rst|txt|json|toml|ini|cfg|yaml|yml|csv))(?![\w/-])")
 _QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|'([^'\n]+)'")
@@ -52,22 +62,25 @@ class Features:
     cross_file_deps: int
     is_text_task: int
     is_refactor_task: int
+    retrieval_score: float = 0.0
+    applicable_macros: int = 0
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
 
-    def vector(self) -> tuple[int, ...]:
+    def vector(self) -> tuple[float, ...]:
         return astuple(self)
 
 
-def compute(prompt: str, files: Mapping[str, bytes]) -> Features:
-    """The features of a task, from its prompt and its initial workspace files only."""
-    paths = sorted(set(m.group(1).rstrip("./") for m in _PATH.finditer(prompt)))
+def compute(prompt: str, files: Mapping[str, bytes], macros: MacroRegistry | None = None, hidden: tuple[Path, ...] = ()) -> Features:
+    """The features of a task, from its prompt, its initial workspace files and the macro registry
+    only; ``hidden`` are the task's paths the macros' applicability checks are refused to read."""
+    paths = prompt_paths(prompt)
     python = [p for p in paths if p.endswith(".py")]
     targets = _targets(prompt, paths, files)
     trees = [tree for tree in (_parse(files[t]) for t in targets) if tree is not None]
-    return Features(
+    features = Features(
         file_paths=len(paths),
         python_files=len(python),
         non_python_files=len(paths) - len(python),
@@ -78,6 +91,27 @@ def compute(prompt: str, files: Mapping[str, bytes]) -> Features:
         cross_file_deps=_dependents(targets, files),
         is_text_task=int(len(paths) > len(python) or bool(_TEXT_WORDS.search(prompt))),
         is_refactor_task=int(bool(_REFACTOR_WORDS.search(prompt))),
+    )
+    return features if macros is None else _with_applicability(features, prompt, files, macros, hidden)
+
+
+def prompt_paths(prompt: str) -> list[str]:
+    """The distinct path-like tokens of a prompt, sorted (also what macros' ``derive`` checks use)."""
+    return sorted({m.group(1).rstrip("./") for m in _PATH.finditer(prompt)})
+
+
+def prompt_snippets(prompt: str) -> list[str]:
+    """The backticked or quoted texts of a prompt, in order of appearance, without repeats."""
+    return list(dict.fromkeys(next(g for g in m.groups() if g) for m in _QUOTED.finditer(prompt)))
+
+
+def _with_applicability(features: Features, prompt: str, files: Mapping[str, bytes], macros: MacroRegistry, hidden: tuple[Path, ...]) -> Features:
+    from .applicability import applicable_macros, retrieval_score
+
+    return replace(
+        features,
+        retrieval_score=retrieval_score(prompt, macros),
+        applicable_macros=len(applicable_macros(prompt, files, macros, hidden)),
     )
 
 

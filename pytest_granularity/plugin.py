@@ -44,9 +44,11 @@ from .schemas import DefinitionError
 from .tasks import FAULTS, TASK_FILE, Task, TaskError, load_task
 
 NO_FAULT = "none"
+FAULT_SETS = ("declared", "all")
 settings_key = pytest.StashKey[RunSettings]()
 policies_key = pytest.StashKey[tuple[Policy, ...]]()
 shard_key = pytest.StashKey["tuple[int, int] | None"]()
+fault_set_key = pytest.StashKey[str]()
 gate_key = pytest.StashKey["GateSettings"]()
 interrupts_key = pytest.StashKey[bool]()
 
@@ -94,6 +96,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only shard I of N (whole tasks, a deterministic slice); merge the shards' reports with 'granularity merge'.",
     )
     group.addoption(
+        "--granularity-faults",
+        default=None,
+        choices=FAULT_SETS,
+        help="which faulted runs to add: declared (each task's faults: list, the default) or all "
+        "(early and late on every task with a reference macro call, in every family).",
+    )
+    group.addoption(
         "--granularity-recovery",
         default=None,
         choices=sorted(RECOVERY_OVERRIDES),
@@ -113,6 +122,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     ):
         parser.addini(name, help_text, default="")
     parser.addini("granularity_retrieval_k", "default for --granularity-retrieval-k", default="")
+    parser.addini("granularity_faults", "default for --granularity-faults (declared or all)", default="")
     parser.addini("granularity_breaker", "default for --granularity-breaker", default="")
     parser.addini("granularity_agent", "agent to drive (default: reference)", default="reference")
     parser.addini("granularity_macros", "a folder of extra macros to register, relative to the rootdir", default="")
@@ -128,11 +138,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ContractSession(_macro_roots(config)), "granularity-contracts")
     if not config.getoption("--granularity", None):
         return
-    config.stash[policies_key] = _selected_policies(config)
+    macros = _macro_registry(config)
+    config.stash[policies_key] = _selected_policies(config, macros)
+    config.stash[fault_set_key] = _fault_set(config)
     config.stash[shard_key] = _shard(config.getoption("--granularity-shard"))
     config.stash[settings_key] = RunSettings(
         agent=_agent_factory(config),
-        macros=_macro_registry(config),
+        macros=macros,
         max_steps=config.getoption("--granularity-max-steps"),
         retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
     )
@@ -165,14 +177,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
 
 
-def _selected_policies(config: pytest.Config) -> tuple[Policy, ...]:
+def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if "all" in names:
         names = list(POLICY_NAMES)
     unknown = [n for n in names if n not in POLICY_NAMES]
     if unknown:
         raise pytest.UsageError(f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all")
-    policies = [_policy(config, n) for n in dict.fromkeys(names)]
+    policies = [_policy(config, n, macros) for n in dict.fromkeys(names)]
     override = config.getoption("--granularity-recovery")
     if override:
         policies = [
@@ -213,7 +225,7 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
     return GateSettings(baseline, Thresholds(**values))
 
 
-def _policy(config: pytest.Config, name: str) -> Policy:
+def _policy(config: pytest.Config, name: str, macros: MacroRegistry) -> Policy:
     from .routing import Router, RouterError, heuristic_policy, learned_policy
 
     if name in FIXED_POLICIES:
@@ -222,9 +234,24 @@ def _policy(config: pytest.Config, name: str) -> Policy:
         return heuristic_policy()
     path = Path(config.getoption("--granularity-router") or config.rootpath / "router.json")
     try:
-        return learned_policy(Router.load(path))
+        return learned_policy(Router.load(path), macros)
     except RouterError as exc:
         raise pytest.UsageError(f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)") from None
+
+
+def _fault_set(config: pytest.Config) -> str:
+    value = config.getoption("--granularity-faults") or config.getini("granularity_faults") or "declared"
+    if value not in FAULT_SETS:
+        raise pytest.UsageError(f"granularity_faults: '{value}' is not one of {', '.join(FAULT_SETS)}")
+    return value
+
+
+def task_faults(task: Task, fault_set: str) -> tuple[str, ...]:
+    """The faults a macro-first policy runs ``task`` with: its declared ones, or with ``all`` early
+    and late wherever the task has a reference macro call (so every family has faulted runs)."""
+    if fault_set == "all" and task.macro is not None:
+        return FAULTS
+    return task.faults
 
 
 def _shard(value: str | None) -> tuple[int, int] | None:
@@ -324,7 +351,7 @@ class TaskFile(pytest.File):
             raise self.CollectError(str(exc)) from None
         baseline = self.config.stash[gate_key].baseline
         for policy in self.config.stash[policies_key]:
-            faults = (NO_FAULT, *task.faults) if policy.uses_macros else (NO_FAULT,)
+            faults = (NO_FAULT, *task_faults(task, self.config.stash[fault_set_key])) if policy.uses_macros else (NO_FAULT,)
             for fault in faults:
                 label = policy.name if fault == NO_FAULT else f"{policy.name}-{fault}"
                 item = TaskItem.from_parent(self, name=f"{task.id}[{label}]", callobj=_run_item, task=task, policy=policy, fault=fault)

@@ -1,6 +1,7 @@
 """Routers: the hand-written heuristic rules, and the learned trees walked from ``router.json``.
 
-Routing sees only the ten pre-execution features (``features.py``); the recovery router sees
+Routing sees only the pre-execution features (``features.py``: ten structural ones and two of
+macro applicability from the registry); the recovery router sees
 only what the executor observes at a failure. The learned trees are plain JSON that this module
 walks without scikit-learn, giving exactly ``predict()``'s answers: scikit-learn compares
 ``float32(x) <= threshold``, and so does the walker.
@@ -16,6 +17,7 @@ from typing import Any, Sequence
 
 from .failures import FAILURE_CLASSES
 from .features import Features, compute
+from .macros import MacroRegistry
 from .policies import MACRO, MICRO, FailureEvent, Policy, always
 from .tasks import Task
 from .workspace import Workspace
@@ -29,8 +31,10 @@ class RouterError(ValueError):
     """A router file that cannot be used."""
 
 
-def features_of(task: Task, workspace: Workspace) -> Features:
-    return compute(task.prompt, workspace.initial)
+def features_of(task: Task, workspace: Workspace, macros: MacroRegistry) -> Features:
+    """A task's features; the macros' applicability checks may not read its task file, verifier or solution."""
+    hidden = tuple(p for p in (task.path, task.verifier_tests, task.solution_overlay) if p is not None)
+    return compute(task.prompt, workspace.initial, macros, hidden)
 
 
 def heuristic_mode(f: Features) -> str:
@@ -128,8 +132,8 @@ class Router:
 
 
 def heuristic_policy() -> Policy:
-    return Policy("heuristic", lambda task, ws: heuristic_mode(features_of(task, ws)), always)
+    return Policy("heuristic", lambda task, ws: heuristic_mode(compute(task.prompt, ws.initial)), always)
 
 
-def learned_policy(router: Router) -> Policy:
-    return Policy("learned", lambda task, ws: router.mode_of(features_of(task, ws)), router.recover)
+def learned_policy(router: Router, macros: MacroRegistry) -> Policy:
+    return Policy("learned", lambda task, ws: router.mode_of(features_of(task, ws, macros)), router.recover)

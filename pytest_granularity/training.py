@@ -97,6 +97,14 @@ def fit_router(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], tas
     return Router(mode, recovery)
 
 
+def macro_fits(runs: Mapping[Key, RunResult], task: str) -> bool:
+    """Whether the task's macro call succeeds: the ``macro`` policy's run without a fault made a
+    successful macro call that the verifier accepted. The fault tables are over these tasks only
+    (a fault on a macro that refuses or fails anyway measures nothing new)."""
+    run = runs.get((task, "macro", "none"))
+    return run is not None and run.success and run.macro_calls > 0 and run.failure_class is None
+
+
 def simulate(runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, recover: Callable[[FailureEvent], bool]) -> RunResult | None:
     """The run a routed policy makes, assembled from the fixed policies' deterministic runs."""
     if mode == MICRO:
@@ -177,7 +185,7 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
             for name, (mode, recover) in choices.items():
                 _add(routed, name, "none", simulate(runs, task, "none", mode, recover))
             for fault in faults:
-                if (task, "macro", fault) not in runs:
+                if (task, "macro", fault) not in runs or not macro_fits(runs, task):
                     continue
                 for name, recover in (("no recovery", lambda e: False), ("always degrade", lambda e: True), ("learned recovery", router.recover)):
                     _add(routed, name, fault, simulate(runs, task, fault, MACRO, recover))

@@ -3,9 +3,14 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
+import pytest
+
+from pytest_granularity.applicability import ApplicabilityError, applicable_macros
 from pytest_granularity.features import Features, compute
+from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.routing import features_of
 from pytest_granularity.workspace import Workspace
+from test_registry import clone
 
 FILES = {
     "pkg/__init__.py": b"",
@@ -35,9 +40,9 @@ def test_a_plain_fix_has_no_text_or_refactor_flag():
     assert f.cross_file_deps == 1  # pkg/core.py imports util through `from pkg import util`
 
 
-def test_features_take_only_the_prompt_and_the_initial_files():
-    assert list(inspect.signature(compute).parameters) == ["prompt", "files"]
-    assert len(Features.names()) == 10
+def test_features_take_only_the_prompt_the_initial_files_and_the_registry():
+    assert list(inspect.signature(compute).parameters) == ["prompt", "files", "macros", "hidden"]
+    assert len(Features.names()) == 12
 
 
 def test_hidden_inputs_do_not_change_the_features(fix_add, data_copy):
@@ -50,5 +55,37 @@ def test_hidden_inputs_do_not_change_the_features(fix_add, data_copy):
         solution_delete=("calc/ops.py",),
         verifier_tests=data_copy / "minipkg" / "tests",
     )
+    macros = MacroRegistry.load()
     with Workspace.for_task(fix_add) as one, Workspace.for_task(hidden) as two:
-        assert features_of(fix_add, one) == features_of(hidden, two)
+        seen = features_of(fix_add, one, macros)
+        assert seen == features_of(hidden, two, macros)
+    assert seen.applicable_macros == 1 and seen.retrieval_score > 0  # replace_and_verify: `total` occurs once
+
+
+SNOOPING = {
+    "the verifier": "(Path(files_root) / 'verifier' / 'test_verify_fix_add.py').read_text()",
+    "the task file": "(Path(files_root) / 'task.yaml').read_text()",
+    "the solution": "(Path(files_root) / 'solution' / 'calc' / 'ops.py').read_text()",
+    "a file outside": "(Path(outside) / 'planted.txt').write_text('x')",
+    "a process": "__import__('subprocess').run(['true'])",
+}
+
+
+@pytest.mark.parametrize("attempt", sorted(SNOOPING))
+def test_an_applicability_check_can_neither_peek_nor_write(fix_add, tmp_path, attempt):
+    code = SNOOPING[attempt].replace("files_root", repr(str(fix_add.path.parent))).replace("outside", repr(str(tmp_path)))
+    runtime = f"\n\ndef derive_arguments(prompt, files):\n    from pathlib import Path\n    {code}\n    return []\n"
+    clone(tmp_path / "lib", "snoop", "applicability:\n  derive: runtime:derive_arguments\n  description: peeks\n", lambda t: t + runtime)
+    macros = MacroRegistry.load([tmp_path / "lib"])
+    with Workspace.for_task(fix_add) as ws, pytest.raises(ApplicabilityError, match="field 'applicability.derive'.*snoop.*PermissionError"):
+        features_of(fix_add, ws, macros)
+    assert not (tmp_path / "planted.txt").exists()
+
+
+def test_the_builtin_checks_say_which_macro_applies():
+    macros = MacroRegistry.load()
+    files = {**FILES, "README.md": b"see pkg.util\n"}
+    assert applicable_macros("Move pkg/core.py to pkg/sub/core.py and update the imports.", FILES, macros) == ["move_module"]
+    assert applicable_macros("Move pkg/util.py to pkg/sub/util.py and update the imports.", files, macros) == []  # README names it
+    assert applicable_macros("Summarise the API of pkg/core.py in docs/core.md.", FILES, macros) == ["summarize_module"]
+    assert applicable_macros("Add a feature to pkg/core.py.", FILES, macros) == []

@@ -220,3 +220,17 @@ def test_learned_without_a_router_is_a_usage_error(project):
     result = project.runpytest("tasks", "--granularity=learned")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--granularity=learned:*router.json: cannot read the router*granularity train*"])
+
+
+def test_faults_all_adds_early_and_late_wherever_a_macro_call_is_declared(project):
+    plain = project.path / "tasks" / "fix-add-plain"
+    shutil.copytree(project.path / "tasks" / "fix-add", plain)
+    text = (plain / "task.yaml").read_text().replace("id: fix-add\n", "id: fix-add-plain\n").replace("faults: [early, late]\n", "")
+    (plain / "task.yaml").write_text(text)
+    declared = project.runpytest("tasks/fix-add-plain", "--granularity=macro,micro", "--collect-only", "-q")
+    declared.stdout.fnmatch_lines(["*2 tests collected*"])
+    every = project.runpytest("tasks/fix-add-plain", "--granularity=macro,micro", "--granularity-faults=all", "--collect-only", "-q")
+    every.stdout.fnmatch_lines(["*fix-add-plain[[]macro-early[]]*", "*fix-add-plain[[]macro-late[]]*", "*4 tests collected*"])
+    (plain / "task.yaml").write_text(text.split("macro:\n")[0])
+    none = project.runpytest("tasks/fix-add-plain", "--granularity=macro", "--granularity-faults=all", "--collect-only", "-q")
+    none.stdout.fnmatch_lines(["*1 test collected*"])

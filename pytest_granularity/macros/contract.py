@@ -35,6 +35,7 @@ class Macro:
     preconditions: Callable[..., list[str]]
     run: Callable[..., str]
     validate: Callable[..., list[str]]
+    derive: Callable[..., list[dict[str, Any]]] | None = None
 
     @property
     def name(self) -> str:
@@ -107,6 +108,7 @@ def load_macro(folder: Path) -> Macro:
         preconditions=resolve_callable(folder, contract_path, "preconditions.check", contract["preconditions"]["check"]),
         run=resolve_callable(folder, contract_path, "run", contract["run"]),
         validate=resolve_callable(folder, contract_path, "validation.check", contract["validation"]["check"]),
+        derive=resolve_callable(folder, contract_path, "applicability.derive", contract["applicability"]["derive"]) if "applicability" in contract else None,
     )
 
 

@@ -119,18 +119,25 @@ class MacroRegistry:
         available = self.available()
         if not k or len(available) <= k:
             return available
-        from rank_bm25 import BM25Okapi
-
         pinned = [m for m in available if m.contract.get("pinned")]
         candidates = [m for m in available if not m.contract.get("pinned")]
-        documents = [_words(" ".join([m.name.replace("_", " "), m.contract["description"], m.contract["trigger_hint"], *m.contract.get("keywords", [])])) for m in candidates]
-        scores = BM25Okapi(documents).get_scores(_words(query))
+        scores = retrieval_scores(candidates, query)
         ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], candidates[i].name))
         chosen = {candidates[i].name for i in ranked[: max(k - len(pinned), 0)]} | {m.name for m in pinned}
         return [m for m in available if m.name in chosen]
 
     def tool_schemas(self, macros: Iterable[Macro] | None = None) -> list[dict[str, Any]]:
         return [m.tool_schema() for m in (self._macros.values() if macros is None else macros)]
+
+
+def retrieval_scores(macros: list[Macro], query: str) -> list[float]:
+    """BM25 scores of ``query`` against each macro's name, description, trigger hint and keywords."""
+    if not macros:
+        return []
+    from rank_bm25 import BM25Okapi
+
+    documents = [_words(" ".join([m.name.replace("_", " "), m.contract["description"], m.contract["trigger_hint"], *m.contract.get("keywords", [])])) for m in macros]
+    return [float(s) for s in BM25Okapi(documents).get_scores(_words(query))]
 
 
 def _words(text: str) -> list[str]:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 from pytest_granularity.macros import module_move
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext
+from pytest_granularity.features import prompt_paths
 from pytest_granularity.workspace import PathEscape
+
+_MOVE_WORDS = re.compile(r"\b(move|rename|relocate)\b", re.IGNORECASE)
 
 
 def _move(ctx: MacroContext) -> module_move.Move:
@@ -43,3 +49,14 @@ def validate(ctx: MacroContext) -> list[str]:
     if ctx.path(ctx.args["source"]).exists():
         problems.append(f"{ctx.args['source']} still exists after the move")
     return problems or test_problems(ctx)
+
+
+def derive_arguments(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, str]]:
+    """Moves the prompt asks for: an existing module or package it names, to a path it names that does not exist."""
+    if not _MOVE_WORDS.search(prompt):
+        return []
+    paths = prompt_paths(prompt)
+    packages = {p.rsplit("/", 1)[0] for p in files if p.endswith("/__init__.py")}
+    sources = [p for p in paths if (p.endswith(".py") and p in files) or p in packages]
+    targets = [p for p in paths if p not in files and p not in packages]
+    return [{"source": s, "destination": d} for s in sources for d in targets]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext, MacroError
+from pytest_granularity.features import prompt_paths, prompt_snippets
 from pytest_granularity.workspace import PathEscape
 
 
@@ -38,3 +41,9 @@ def run(ctx: MacroContext) -> str:
 
 def validate(ctx: MacroContext) -> list[str]:
     return syntax_problems(ctx, [f for f in ctx.args["files"] if f.endswith(".py")]) or test_problems(ctx)
+
+
+def derive_arguments(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, object]]:
+    """Replacements the prompt can pin down: a text it quotes, in a file it names (the text kept as is)."""
+    named = [p for p in prompt_paths(prompt) if p in files]
+    return [{"files": [f], "old": s, "new": s} for f in named for s in prompt_snippets(prompt)]

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Mapping
 
 from pytest_granularity.modnames import dotted_name
 from pytest_granularity.macros.runtime import MacroContext
+from pytest_granularity.features import prompt_paths
 from pytest_granularity.workspace import PathEscape
+
+_SUMMARY_WORDS = re.compile(r"\b(summar\w*|api)\b", re.IGNORECASE)
 
 QUOTE = '"""'
 
@@ -115,3 +120,13 @@ def _class_signature(node: ast.ClassDef) -> str:
         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and not item.target.id.startswith("_")
     ]
     return ", ".join(fields)
+
+
+def derive_arguments(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, str]]:
+    """Summaries the prompt asks for: a module it names, into its docstring or into a new file it names."""
+    if not _SUMMARY_WORDS.search(prompt):
+        return []
+    paths = prompt_paths(prompt)
+    modules = [p for p in paths if p.endswith(".py") and p in files]
+    new_files = [p for p in paths if p not in files and not p.endswith(".py")]
+    return [{"module": m} for m in modules] + [{"module": m, "destination": d} for m in modules for d in new_files]
