@@ -144,8 +144,8 @@ def _held_out_table(evaluation: dict) -> str:
             agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
             gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
             transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
-            rows.append((scheme, name, fault, str(score["runs"]), f"{score['success_rate']:.3f}", "[{:.3f}, {:.3f}]".format(*score["success_ci"]), f"{score['mean_tokens']:.1f}", gap, transition, agreement))
-    return render(("held out by", "policy", "fault", "runs", "success", "95% CI", "tokens", "oracle gap", "transition", "agreement"), rows)
+            rows.append((scheme, name, fault, str(score["runs"]), f"{score['success_rate']:.3f}", "[{:.3f}, {:.3f}]".format(*score["success_ci"]), f"{score['mean_tokens']:.1f}", "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]), gap, transition, agreement))
+    return render(("held out by", "policy", "fault", "runs", "success", "95% CI", "tokens", "95% CI", "oracle gap", "transition", "agreement"), rows)
 
 
 def _explain(path: Path, router_path: Path) -> int:

@@ -30,7 +30,6 @@ RATIOS = (
     ("heuristic|none", "micro|none"),
     ("learned|none", "micro|none"),
     ("learned|none", "heuristic|none"),
-    ("always degrade|early", "micro|none"),
     ("learned recovery|early", "always degrade|early"),
     ("always degrade|late", "no recovery|late"),
     ("learned recovery|late", "no recovery|late"),

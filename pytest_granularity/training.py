@@ -5,6 +5,13 @@ fixed policies: a task's mode label is ``macro`` when macro-first (``hybrid``) s
 fewer tokens than ``micro``, else ``micro``; a macro failure's recovery label is ``stop`` when
 stopping there (the ``macro`` policy's run) still succeeded, else ``degrade``.
 
+The mode tree is cost-sensitive: each task weighs what routing it wrongly would cost (the token
+difference between its micro and macro-first runs), since sending a task a macro fits to micro
+costs tens of thousands of tokens and sending a task no macro fits to macro-first costs a few
+thousand. Its minimum leaf size is chosen by an inner 5-fold cross-validation on the training
+tasks alone, among ``LEAF_SIZES`` and a single leaf (one mode for every task, when no split
+generalises), by the tokens the inner held-out tasks would cost.
+
 Held-out evaluation needs no new runs: the agent is deterministic, and a routed run is exactly
 the fixed-policy run it routes to — ``micro`` → the micro run; ``macro`` → the macro run up to its
 first failure, then the hybrid run if the recovery says degrade or the macro run if it says stop.
@@ -30,6 +37,7 @@ from .routing import DEGRADE, RECOVERY_FEATURES, ROUTER_FORMAT, STOP, Router, Tr
 
 MAX_DEPTH = 4
 FOLDS = 5
+LEAF_SIZES = (1, 3, 5)
 Key = tuple[str, str, str]
 
 
@@ -70,11 +78,13 @@ def recovery_samples(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> lis
     return samples
 
 
-def fit_tree(rows: list[tuple[float, ...]], labels: list[str], names: tuple[str, ...]) -> Tree:
+def fit_tree(
+    rows: list[tuple[float, ...]], labels: list[str], names: tuple[str, ...], weights: list[float] | None = None, min_leaf: int = 1
+) -> Tree:
     from sklearn.tree import DecisionTreeClassifier
 
-    classifier = DecisionTreeClassifier(max_depth=MAX_DEPTH, random_state=0)
-    classifier.fit(rows, labels)
+    classifier = DecisionTreeClassifier(max_depth=MAX_DEPTH, min_samples_leaf=max(1, min(min_leaf, len(rows))), random_state=0)
+    classifier.fit(rows, labels, sample_weight=weights)
     tree = classifier.tree_
     return Tree(
         features=names,
@@ -87,11 +97,40 @@ def fit_tree(rows: list[tuple[float, ...]], labels: list[str], names: tuple[str,
     )
 
 
+def route_costs(runs: Mapping[Key, RunResult], task: str) -> dict[str, float]:
+    """The tokens a route costs on a task; a failed run also costs a micro run to redo the job."""
+    micro, hybrid = runs[(task, "micro", "none")], runs[(task, "hybrid", "none")]
+    redo = float(micro.tokens)
+    return {MICRO: micro.tokens + (0.0 if micro.success else redo), MACRO: hybrid.tokens + (0.0 if hybrid.success else redo)}
+
+
+def _mode_tree(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str], min_leaf: int) -> Tree:
+    weights = [abs(route_costs(runs, t)[MICRO] - route_costs(runs, t)[MACRO]) for t in labelled]
+    return fit_tree([infos[t].features.vector() for t in labelled], [labels[t] for t in labelled], Features.names(), weights, min_leaf)
+
+
+def choose_leaf_size(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str]) -> int:
+    """The minimum leaf size whose trees cost the fewest tokens on inner held-out folds of these
+    tasks; ``len(labelled)`` (a single leaf) is a candidate too. Ties go to the smaller leaf."""
+    costs = {}
+    for leaf in (*LEAF_SIZES, len(labelled)):
+        total = 0.0
+        for i in range(FOLDS):
+            inner = labelled[i::FOLDS]
+            rest = [t for t in labelled if t not in inner]
+            if not inner or not rest:
+                continue
+            tree = _mode_tree(runs, infos, rest, labels, leaf)
+            total += sum(route_costs(runs, t)[tree.predict(infos[t].features.vector())] for t in inner)
+        costs.setdefault(leaf, total)
+    return min(costs, key=lambda leaf: (costs[leaf], leaf))
+
+
 def fit_router(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], tasks: Iterable[str]) -> Router:
     tasks = sorted(tasks)
     labels = mode_labels(runs, tasks)
     labelled = [t for t in tasks if t in labels]
-    mode = fit_tree([infos[t].features.vector() for t in labelled], [labels[t] for t in labelled], Features.names())
+    mode = _mode_tree(runs, infos, labelled, labels, choose_leaf_size(runs, infos, labelled, labels))
     samples = recovery_samples(runs, tasks)
     recovery = fit_tree([s[2] for s in samples], [s[3] for s in samples], RECOVERY_FEATURES)
     return Router(mode, recovery)
@@ -140,6 +179,7 @@ def router_document(router: Router, runs: Mapping[Key, RunResult], infos: Mappin
             "tasks": tasks,
             "runs_sha256": digest,
             "max_depth": MAX_DEPTH,
+            "mode_min_samples_leaf": choose_leaf_size(runs, infos, [t for t in tasks if t in labels], labels),
             "library_versions": {"python": platform.python_version(), "scikit-learn": sklearn.__version__},
             "scores": {
                 "mode_training_agreement": _agreement(router.mode_of, labels, infos),

@@ -80,3 +80,18 @@ def test_explain_shows_features_paths_and_decisions(capsys):
     assert main(["explain", str(REPO / "benchmark_tasks" / "inventory-move-tables-to-text"), "--router", str(ROUTER)]) == 0
     out = capsys.readouterr().out
     assert "is_refactor_task  1" in out and "=> start in" in out and "late fault (work written):" in out
+
+
+def test_a_mode_split_that_does_not_generalise_is_not_kept():
+    """Noise features, costly macro tasks: the inner cross-validation keeps every task macro-first."""
+    runs, infos = [], {}
+    for i in range(20):
+        task, fits = f"t{i:02d}", i % 4 != 0
+        runs += [run(task, "micro", tokens=50000 if fits else 20000), run(task, "hybrid", tokens=1000 if fits else 22000)]
+        infos[task] = training.TaskInfo("simple", Features(i, 0, 0, 0, 0, 0, 0, 0, 0, 0))  # an id: splits fit, never generalise
+    indexed = training.index_runs([*runs, run("t00", "macro", success=False, failure="precondition_mismatch")])
+    labels = training.mode_labels(indexed, infos)
+    assert training.route_costs(indexed, "t00") == {"micro": 20000, "macro": 22000}
+    assert training.choose_leaf_size(indexed, infos, sorted(labels), labels) > 1  # leaf 1 memorises the ids and misroutes
+    router = training.fit_router(indexed, infos, infos)
+    assert {router.mode_of(info.features) for info in infos.values()} == {"macro"}
