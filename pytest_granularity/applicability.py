@@ -30,6 +30,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import interrupts
 from .macros import Macro, MacroContext, MacroRegistry
 from .macros.contract import CONTRACT_FILE
 from .macros.registry import retrieval_scores
@@ -64,7 +65,19 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             return
     elif event not in _REFUSED_EVENTS:
         return
+    if _handling_interrupt():
+        return
     raise PermissionError(f"an applicability check may not change anything ({event} {args[0] if args else ''!r})")
+
+
+def _handling_interrupt() -> bool:
+    """Whether this event comes from the interrupt handler (its clean-up must kill and remove)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code is interrupts._handle.__code__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _is_hidden(path: Any, hidden: tuple[str, ...]) -> bool:
@@ -103,9 +116,10 @@ def applicable_macros(prompt: str, files: Mapping[str, bytes], macros: MacroRegi
     view = MappingProxyType(dict(files))
     root = Path(tempfile.mkdtemp(prefix="granularity-view-"))
     try:
-        write_tree(root, view)
-        workspace = Workspace(root)
-        return [m.name for m in checked if _applies(m, prompt, view, workspace, hidden)]
+        with interrupts.tracked_folder(root):
+            write_tree(root, view)
+            workspace = Workspace(root)
+            return [m.name for m in checked if _applies(m, prompt, view, workspace, hidden)]
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

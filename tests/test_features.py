@@ -89,3 +89,16 @@ def test_the_builtin_checks_say_which_macro_applies():
     assert applicable_macros("Move pkg/util.py to pkg/sub/util.py and update the imports.", files, macros) == []  # README names it
     assert applicable_macros("Summarise the API of pkg/core.py in docs/core.md.", FILES, macros) == ["summarize_module"]
     assert applicable_macros("Add a feature to pkg/core.py.", FILES, macros) == []
+
+
+def test_the_interrupt_handler_may_still_clean_up_during_a_check(monkeypatch):
+    from pytest_granularity import applicability, interrupts
+
+    seen = []
+    monkeypatch.setattr(interrupts, "cleanup", lambda: seen.append(applicability._audit("os.kill", (1, 0))))
+    monkeypatch.setattr(interrupts, "_previous", {2: lambda signum, frame: None})
+    with applicability.read_only():
+        interrupts._handle(2, None)
+        with pytest.raises(PermissionError):
+            applicability._audit("os.kill", (1, 0))
+    assert seen == [None]
