@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from types import MappingProxyType
+from types import FrameType, MappingProxyType
 from typing import Any
 
 from . import interrupts
@@ -72,7 +72,7 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 def _handling_interrupt() -> bool:
     """Whether this event comes from the interrupt handler (its clean-up must kill and remove)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code is interrupts._handle.__code__:
             return True

@@ -112,7 +112,7 @@ def _mode_tree(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], lab
 def choose_leaf_size(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str]) -> int:
     """The minimum leaf size whose trees cost the fewest tokens on inner held-out folds of these
     tasks; ``len(labelled)`` (a single leaf) is a candidate too. Ties go to the smaller leaf."""
-    costs = {}
+    costs: dict[int, float] = {}
     for leaf in (*LEAF_SIZES, len(labelled)):
         total = 0.0
         for i in range(FOLDS):
