@@ -251,7 +251,7 @@ def _tasks_stats(paths: list[Path]) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .metrics import summarize
+    from .metrics import epoch_summaries, summarize
     from .plot import write_plot
     from .report import read_records, render_report, update_markdown
 
@@ -260,7 +260,7 @@ def _report(args: argparse.Namespace) -> int:
         if args.update is not None:
             update_markdown(args.update, summarize(records))
         if args.plot is not None:
-            print(f"plot: {write_plot(args.plot, summarize(records))}", file=sys.stderr)
+            print(f"plot: {write_plot(args.plot, summarize(records), epoch_summaries(records))}", file=sys.stderr)
         if args.html is not None:
             from .html_report import write_html
 
@@ -280,9 +280,9 @@ def _merge(reports: list[Path], output: Path) -> int:
     except (OSError, ValueError) as exc:
         print(f"granularity merge: {exc}", file=sys.stderr)
         return 2
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, int], int] = {}
     for record in records:
-        seen[record.key] = seen.get(record.key, 0) + 1
+        seen[record.run_key] = seen.get(record.run_key, 0) + 1
     duplicated = sorted(key for key, count in seen.items() if count > 1)
     if duplicated:
         print(f"granularity merge: runs appear in more than one report: {duplicated[:5]}", file=sys.stderr)

@@ -5,17 +5,22 @@ rose past the per-test tolerance, a policy whose success rate dropped or whose m
 past the session thresholds. Getting better is reported, never failed. A run that failed in the
 baseline is an expected failure, so known macro misfits do not break the build. Aggregates are
 compared on the runs both sides have, so running a subset does not look like a regression.
+When either side ran a cell (task, policy, fault) more than once (``--granularity-epochs``),
+its policy and fault are judged by significance instead (``epoch_gate``).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from statistics import fmean
 from typing import Iterable
 
 from . import __version__
+from .epoch_gate import Cell, judge
 from .result import RunResult
 
 SCHEMA_VERSION = 1
@@ -38,6 +43,16 @@ def _key(task: str, policy: str, fault: str) -> str:
     return f"{task}|{policy}|{fault}"
 
 
+def _run_key(result: RunResult) -> str:
+    """A run's entry: its cell's key, with ``|e<k>`` for epochs after the first."""
+    return _key(*result.key) + (f"|e{result.epoch}" if result.epoch else "")
+
+
+def _cell_of(key: str) -> tuple[str, str, str]:
+    task, policy, fault = key.split("|")[:3]
+    return task, policy, fault
+
+
 @dataclass(frozen=True)
 class Baseline:
     runs: dict[str, Entry]
@@ -45,18 +60,29 @@ class Baseline:
 
     @classmethod
     def from_results(cls, results: Iterable[RunResult]) -> "Baseline":
-        return cls({_key(*r.key): Entry(r.success, r.steps, r.tokens) for r in results})
+        return cls({_run_key(r): Entry(r.success, r.steps, r.tokens) for r in results})
 
     def entry(self, result: RunResult) -> Entry | None:
-        return self.runs.get(_key(*result.key))
+        return self.runs.get(_run_key(result))
 
     def entry_for(self, task: str, policy: str, fault: str) -> Entry | None:
         return self.runs.get(_key(task, policy, fault))
 
+    @cached_property
+    def cells(self) -> dict[tuple[str, str, str], list[Entry]]:
+        """Every (task, policy, fault) with its runs, one per epoch, in key order."""
+        cells: dict[tuple[str, str, str], list[Entry]] = {}
+        for key, entry in sorted(self.runs.items()):
+            cells.setdefault(_cell_of(key), []).append(entry)
+        return cells
+
+    def epochs_of(self, task: str, policy: str, fault: str) -> int:
+        return len(self.cells.get((task, policy, fault), ()))
+
     def to_json(self) -> str:
         groups: dict[str, list[Entry]] = {}
         for key, entry in self.runs.items():
-            _, policy, fault = key.split("|")
+            _, policy, fault = _cell_of(key)
             groups.setdefault(f"{policy}|{fault}", []).append(entry)
         document = {
             "schema_version": SCHEMA_VERSION,
@@ -129,6 +155,7 @@ class Thresholds:
     test_token_tolerance: float = 0.10
     max_token_increase: float = 0.05
     max_success_drop: float = 0.0
+    alpha: float = 0.05
 
 
 def run_regression(entry: Entry | None, result: RunResult, thresholds: Thresholds) -> str | None:
@@ -159,13 +186,14 @@ class GateReport:
 
 
 def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresholds) -> GateReport:
-    """Per run and per policy × fault, on the runs both sides have."""
+    """Per run and per policy × fault, on the runs both sides have; repeated cells by significance."""
     report = GateReport()
-    results = sorted(results, key=lambda r: r.key)
+    results = sorted(results, key=lambda r: r.run_key)
+    repeated = _repeated_groups(baseline, results)
     pairs: dict[tuple[str, str], list[tuple[Entry, RunResult]]] = {}
     for result in results:
         entry = baseline.entry(result)
-        if entry is None:
+        if entry is None or (result.policy, result.fault) in repeated:
             continue
         pairs.setdefault((result.policy, result.fault), []).append((entry, result))
         message = run_regression(entry, result, thresholds)
@@ -175,9 +203,32 @@ def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresh
             report.improvements.append(f"{result.task} [{result.policy}, fault {result.fault}] failed in the baseline and now passes")
     for (policy, fault), matched in sorted(pairs.items()):
         _aggregate(report, policy, fault, matched, thresholds)
-    ran = {_key(*r.key) for r in results}
-    report.stale = sorted(k for k in baseline.runs if k not in ran)
+    regressions, improvements = judge(_epoch_cells(baseline, [r for r in results if (r.policy, r.fault) in repeated]), thresholds)
+    report.regressions += regressions
+    report.improvements += improvements
+    ran = {r.key for r in results}
+    report.stale = sorted(k for k in baseline.runs if _cell_of(k) not in ran)
     return report
+
+
+def _repeated_groups(baseline: Baseline, results: list[RunResult]) -> set[tuple[str, str]]:
+    """Policy × fault groups where either side ran some cell more than once."""
+    runs = Counter(r.key for r in results)
+    return {(policy, fault) for (task, policy, fault), n in runs.items() if n > 1 or baseline.epochs_of(task, policy, fault) > 1}
+
+
+def _epoch_cells(baseline: Baseline, results: list[RunResult]) -> dict[tuple[str, str], list[Cell]]:
+    """Per policy × fault, the cells both sides ran, each with its baseline and current runs."""
+    now: dict[tuple[str, str, str], list[RunResult]] = {}
+    for r in results:
+        now.setdefault(r.key, []).append(r)
+    groups: dict[tuple[str, str], list[Cell]] = {}
+    for (task, policy, fault), runs in sorted(now.items()):
+        before = baseline.cells.get((task, policy, fault))
+        if before:
+            cell = Cell(task, tuple(e.success for e in before), tuple(e.tokens for e in before), tuple(r.success for r in runs), tuple(r.tokens for r in runs))
+            groups.setdefault((policy, fault), []).append(cell)
+    return groups
 
 
 def _aggregate(report: GateReport, policy: str, fault: str, matched: list[tuple[Entry, RunResult]], thresholds: Thresholds) -> None:

@@ -11,7 +11,9 @@
   counts for every fault: it never calls a macro, so no fault can reach it).
 
 Bootstrap intervals are seeded from the group's name, so the same runs give the same interval
-in any order, serially or under xdist.
+in any order, serially or under xdist. With ``--granularity-epochs`` a task's runs are not
+independent: intervals resample tasks (a cluster bootstrap), each with all of its epochs, and
+``epoch_summaries`` adds per-task success fractions, pass@k, pass^k and the token spread.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
-from statistics import fmean, median
+from math import comb
+from statistics import fmean, median, stdev
 from typing import Callable, Iterable, Sequence
 
 from .result import ERROR, RunResult
@@ -75,6 +78,42 @@ class PairedDifference:
     tokens_ci: Interval
 
 
+@dataclass(frozen=True)
+class EpochSummary:
+    """A policy and fault over repeated runs: how reliably each task succeeds, and at what cost.
+
+    ``epochs`` is the fewest runs any task had (pass@k is defined up to it); intervals are
+    cluster-bootstrap intervals over tasks; ``tokens_within_sd`` is the mean over tasks of the
+    standard deviation of a task's tokens across its runs (the agent's own noise).
+    """
+
+    policy: str
+    fault: str
+    tasks: int
+    epochs: int
+    runs: int
+    success_rate: float
+    success_ci: Interval
+    always: int
+    never: int
+    pass_at_k: dict[str, float]
+    pass_hat_k: dict[str, float]
+    mean_tokens: float
+    tokens_ci: Interval
+    tokens_within_sd: float
+    task_success: dict[str, float]
+
+
+def pass_at_k(runs: int, successes: int, k: int) -> float:
+    """Unbiased estimate of P(at least one of k runs succeeds) from n runs, c successes (Chen et al. 2021)."""
+    return 1 - comb(runs - successes, k) / comb(runs, k)
+
+
+def pass_hat_k(runs: int, successes: int, k: int) -> float:
+    """Unbiased estimate of P(all k of k runs succeed) from n runs, c successes."""
+    return comb(successes, k) / comb(runs, k)
+
+
 def g_score(success_rate: float, mean_steps_successful: float | None, mean_tokens: float, micro_mean_tokens: float | None) -> float | None:
     if not mean_steps_successful or not micro_mean_tokens or not mean_tokens:
         return None
@@ -92,6 +131,33 @@ def bootstrap_ci(values: Sequence[float], seed: str, statistic: Callable[[Sequen
     return (estimates[int(tail * RESAMPLES)], estimates[int((1 - tail) * RESAMPLES) - 1])
 
 
+def cluster_bootstrap_ci(clusters: Sequence[Sequence[float]], seed: str) -> Interval:
+    """A percentile bootstrap interval of the mean over all values, resampling whole clusters.
+
+    With one value per cluster this is exactly ``bootstrap_ci`` of the values (same draws).
+    """
+    if len(clusters) < 2:
+        value = fmean([v for c in clusters for v in c]) if clusters else 0.0
+        return (value, value)
+    rng = random.Random(zlib.crc32(seed.encode()))
+    totals = [(sum(c), len(c)) for c in clusters]
+    estimates = []
+    for _ in range(RESAMPLES):
+        drawn = rng.choices(totals, k=len(totals))
+        estimates.append(sum(t for t, _ in drawn) / sum(n for _, n in drawn))
+    estimates.sort()
+    tail = (1 - CONFIDENCE) / 2
+    return (estimates[int(tail * RESAMPLES)], estimates[int((1 - tail) * RESAMPLES) - 1])
+
+
+def by_task(runs: Iterable[RunResult]) -> dict[str, list[RunResult]]:
+    """A group's runs per task (its epochs), in task order."""
+    tasks: dict[str, list[RunResult]] = defaultdict(list)
+    for r in sorted(runs, key=lambda r: r.run_key):
+        tasks[r.task].append(r)
+    return dict(tasks)
+
+
 def oracle_tokens(results: Iterable[RunResult]) -> dict[tuple[str, str], int]:
     """Per (task, fault): the fewest tokens of a successful run among the fixed policies."""
     runs = [r for r in results if r.policy in FIXED and r.success]
@@ -106,18 +172,18 @@ def oracle_tokens(results: Iterable[RunResult]) -> dict[tuple[str, str], int]:
 
 def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Summary]:
     """One summary per policy and fault (and family), in a fixed order whatever order the runs came in."""
-    ordered = sorted(results, key=lambda r: r.key)
+    ordered = sorted(results, key=lambda r: r.run_key)
     groups: dict[tuple[str, str, str], list[RunResult]] = defaultdict(list)
     for r in ordered:
         groups[(r.policy, r.fault, ALL_FAMILIES)].append(r)
         if by_family:
             groups[(r.policy, r.fault, r.family)].append(r)
-    micro_tokens = {r.task: r.tokens for r in ordered if r.policy == "micro" and r.fault == "none"}
+    micro_tokens = {task: fmean(r.tokens for r in runs) for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == "none").items()}
     oracle = oracle_tokens(ordered)
     return [_summarise(key, runs, micro_tokens, oracle) for key, runs in sorted(groups.items(), key=_order)]
 
 
-def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: dict[str, int], oracle: dict[tuple[str, str], int]) -> Summary:
+def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: dict[str, float], oracle: dict[tuple[str, str], int]) -> Summary:
     policy, fault, family = key
     successful = [r for r in runs if r.success]
     tokens = [float(r.tokens) for r in runs]
@@ -134,7 +200,7 @@ def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: d
         runs=len(runs),
         successes=len(successful),
         errors=sum(r.outcome == ERROR for r in runs),
-        success_ci=bootstrap_ci([float(r.success) for r in runs], "|".join(key)),
+        success_ci=cluster_bootstrap_ci([[float(r.success) for r in epochs] for epochs in by_task(runs).values()], "|".join(key)),
         mean_steps=fmean(r.steps for r in runs),
         median_steps=float(median(r.steps for r in runs)),
         mean_tokens=mean_tokens,
@@ -155,11 +221,48 @@ def _oracle_gap(runs: list[RunResult], oracle: dict[tuple[str, str], int]) -> fl
     return fmean(t for t, _ in matched) / fmean(o for _, o in matched)
 
 
+def epoch_summaries(results: Iterable[RunResult]) -> list[EpochSummary]:
+    """One per policy and fault where some task ran more than once; empty for single runs."""
+    groups: dict[tuple[str, str], list[RunResult]] = defaultdict(list)
+    for r in results:
+        groups[(r.policy, r.fault)].append(r)
+    summaries = []
+    for (policy, fault), runs in sorted(groups.items(), key=lambda item: (_policy_rank(item[0][0]), _fault_rank(item[0][1]))):
+        tasks = by_task(runs)
+        if max(map(len, tasks.values())) > 1:
+            summaries.append(_epoch_summary(policy, fault, tasks))
+    return summaries
+
+
+def _epoch_summary(policy: str, fault: str, tasks: dict[str, list[RunResult]]) -> EpochSummary:
+    counts = [(len(runs), sum(r.success for r in runs)) for runs in tasks.values()]
+    epochs = min(n for n, _ in counts)
+    seed = f"{policy}|{fault}|epochs"
+    tokens = [[float(r.tokens) for r in runs] for runs in tasks.values()]
+    return EpochSummary(
+        policy=policy,
+        fault=fault,
+        tasks=len(tasks),
+        epochs=epochs,
+        runs=sum(n for n, _ in counts),
+        success_rate=sum(c for _, c in counts) / sum(n for n, _ in counts),
+        success_ci=cluster_bootstrap_ci([[float(r.success) for r in runs] for runs in tasks.values()], seed + "|s"),
+        always=sum(c == n for n, c in counts),
+        never=sum(c == 0 for _, c in counts),
+        pass_at_k={str(k): fmean(pass_at_k(n, c, k) for n, c in counts) for k in range(1, epochs + 1)},
+        pass_hat_k={str(k): fmean(pass_hat_k(n, c, k) for n, c in counts) for k in range(1, epochs + 1)},
+        mean_tokens=fmean(t for task in tokens for t in task),
+        tokens_ci=cluster_bootstrap_ci(tokens, seed + "|t"),
+        tokens_within_sd=fmean(stdev(task) if len(task) > 1 else 0.0 for task in tokens),
+        task_success={task: c / n for task, (n, c) in zip(tasks, counts)},
+    )
+
+
 def paired_differences(results: Iterable[RunResult]) -> list[PairedDifference]:
     """Every pair of policies that ran the same tasks with the same fault: differences with paired intervals."""
-    by_group: dict[str, dict[str, dict[str, RunResult]]] = defaultdict(lambda: defaultdict(dict))
-    for r in sorted(results, key=lambda r: r.key):
-        by_group[r.fault][r.policy][r.task] = r
+    by_group: dict[str, dict[str, dict[str, list[RunResult]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in sorted(results, key=lambda r: r.run_key):
+        by_group[r.fault][r.policy][r.task].append(r)
     differences = []
     for fault in sorted(by_group, key=_fault_rank):
         policies = sorted(by_group[fault], key=_policy_rank)
@@ -168,8 +271,8 @@ def paired_differences(results: Iterable[RunResult]) -> list[PairedDifference]:
             if not tasks:
                 continue
             pairs = [(by_group[fault][a][t], by_group[fault][b][t]) for t in tasks]
-            success = [float(x.success) - float(y.success) for x, y in pairs]
-            tokens = [float(x.tokens - y.tokens) for x, y in pairs]
+            success = [fmean(r.success for r in x) - fmean(r.success for r in y) for x, y in pairs]
+            tokens = [fmean(r.tokens for r in x) - fmean(r.tokens for r in y) for x, y in pairs]
             seed = f"{fault}|{a}|{b}"
             differences.append(
                 PairedDifference(fault, a, b, len(tasks), fmean(success), bootstrap_ci(success, seed + "|s"), fmean(tokens), bootstrap_ci(tokens, seed + "|t"))
@@ -205,7 +308,7 @@ class MacroAudit:
 def macro_audit(results: Iterable[RunResult]) -> list[MacroAudit]:
     calls: dict[str, list[dict[str, object]]] = defaultdict(list)
     tokens: dict[str, list[int]] = defaultdict(list)
-    for r in sorted(results, key=lambda r: r.key):
+    for r in sorted(results, key=lambda r: r.run_key):
         for entry in r.macro_log:
             calls[str(entry["macro"])].append(entry)
         for name in {str(e["macro"]) for e in r.macro_log}:

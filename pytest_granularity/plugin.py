@@ -23,6 +23,7 @@ from .gate import (
     DEFAULT_BASELINE,
     Baseline,
     BaselineError,
+    Entry,
     GateReport,
     Thresholds,
     load_baseline,
@@ -34,7 +35,7 @@ from .gate import compare as compare_to_baseline
 from .gate import markdown as gate_markdown
 from .macros import MacroRegistry
 from .macros.registry import DEFAULT_BREAKER, DEFAULT_TOP_K
-from .metrics import summarize
+from .metrics import epoch_summaries, summarize
 from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
 from .plot import write_plot
 from .report import render_report, write_report
@@ -49,6 +50,7 @@ settings_key = pytest.StashKey[RunSettings]()
 policies_key = pytest.StashKey[tuple[Policy, ...]]()
 shard_key = pytest.StashKey["tuple[int, int] | None"]()
 fault_set_key = pytest.StashKey[str]()
+epochs_key = pytest.StashKey[int]()
 gate_key = pytest.StashKey["GateSettings"]()
 interrupts_key = pytest.StashKey[bool]()
 
@@ -103,6 +105,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(early and late on every task with a reference macro call, in every family).",
     )
     group.addoption(
+        "--granularity-epochs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run every task, policy and fault N times (items <task>[<policy>-e<k>]), each with its own seed; the gate then tests for significance (default 1).",
+    )
+    group.addoption("--granularity-seed", type=int, default=None, metavar="S", help="base seed of the agent; epoch k runs with seed S + k (default 0).")
+    group.addoption(
         "--granularity-recovery",
         default=None,
         choices=sorted(RECOVERY_OVERRIDES),
@@ -114,16 +124,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     gate.addoption("--granularity-max-token-increase", default=None, metavar="PCT", help="fail when a policy's mean tokens rise more than this (default 5%%).")
     gate.addoption("--granularity-max-success-drop", default=None, metavar="X", help="fail when a policy's success rate drops more than this (default 0).")
     gate.addoption("--granularity-test-token-tolerance", default=None, metavar="PCT", help="fail a test whose tokens rise more than this (default 10%%).")
+    gate.addoption(
+        "--granularity-alpha",
+        default=None,
+        metavar="A",
+        help="with epochs: the gate's false-alarm rate when nothing changed; a drop must be significant at this level (default 0.05).",
+    )
     for name, help_text in (
         ("granularity_baseline", "baseline to gate on: a path relative to the rootdir, or git:REF:PATH"),
         ("granularity_max_token_increase", "default for --granularity-max-token-increase"),
         ("granularity_max_success_drop", "default for --granularity-max-success-drop"),
         ("granularity_test_token_tolerance", "default for --granularity-test-token-tolerance"),
+        ("granularity_alpha", "default for --granularity-alpha"),
     ):
         parser.addini(name, help_text, default="")
     parser.addini("granularity_retrieval_k", "default for --granularity-retrieval-k", default="")
     parser.addini("granularity_faults", "default for --granularity-faults (declared or all)", default="")
     parser.addini("granularity_breaker", "default for --granularity-breaker", default="")
+    parser.addini("granularity_epochs", "default for --granularity-epochs", default="")
+    parser.addini("granularity_seed", "default for --granularity-seed", default="")
     parser.addini("granularity_agent", "agent to drive (default: reference)", default="reference")
     parser.addini("granularity_macros", "a folder of extra macros to register, relative to the rootdir", default="")
 
@@ -142,11 +161,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[policies_key] = _selected_policies(config, macros)
     config.stash[fault_set_key] = _fault_set(config)
     config.stash[shard_key] = _shard(config.getoption("--granularity-shard"))
+    config.stash[epochs_key] = _int_setting(config, "--granularity-epochs", "granularity_epochs", 1)
+    if config.stash[epochs_key] < 1:
+        raise pytest.UsageError("--granularity-epochs: must be at least 1")
     config.stash[settings_key] = RunSettings(
         agent=_agent_factory(config),
         macros=macros,
         max_steps=config.getoption("--granularity-max-steps"),
         retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
+        seed=_int_setting(config, "--granularity-seed", "granularity_seed", 0),
     )
     config.stash[gate_key] = _gate_settings(config)
     collector = RunCollector(config)
@@ -210,6 +233,7 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
         ("test_token_tolerance", "--granularity-test-token-tolerance"),
         ("max_token_increase", "--granularity-max-token-increase"),
         ("max_success_drop", "--granularity-max-success-drop"),
+        ("alpha", "--granularity-alpha"),
     ):
         raw = _option_or_ini(config, option, option[2:].replace("-", "_"))
         if raw is not None:
@@ -217,6 +241,8 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
                 values[field_name] = parse_fraction(raw, option)
             except ValueError as exc:
                 raise pytest.UsageError(str(exc)) from None
+    if not 0 < values.get("alpha", 0.05) < 1:
+        raise pytest.UsageError(f"--granularity-alpha: {values['alpha']:g} is not between 0 and 1")
     spec = _option_or_ini(config, "--granularity-baseline", "granularity_baseline")
     try:
         baseline = load_baseline(spec, config.rootpath) if spec else None
@@ -350,15 +376,32 @@ class TaskFile(pytest.File):
         except TaskError as exc:
             raise self.CollectError(str(exc)) from None
         baseline = self.config.stash[gate_key].baseline
+        epochs = self.config.stash[epochs_key]
         for policy in self.config.stash[policies_key]:
             faults = (NO_FAULT, *task_faults(task, self.config.stash[fault_set_key])) if policy.uses_macros else (NO_FAULT,)
             for fault in faults:
                 label = policy.name if fault == NO_FAULT else f"{policy.name}-{fault}"
-                item = TaskItem.from_parent(self, name=f"{task.id}[{label}]", callobj=_run_item, task=task, policy=policy, fault=fault)
-                entry = baseline.entry_for(task.id, policy.name, fault) if baseline else None
-                if entry is not None and not entry.success:
-                    item.add_marker(pytest.mark.xfail(reason=f"failed in the baseline {baseline.source}", strict=False))
-                yield item
+                for epoch in range(epochs):
+                    name = f"{task.id}[{label}]" if epochs == 1 else f"{task.id}[{label}-e{epoch}]"
+                    item = TaskItem.from_parent(self, name=name, callobj=_run_item, task=task, policy=policy, fault=fault, epoch=epoch)
+                    entry = _single_entry(baseline, epochs, task.id, policy.name, fault)
+                    if entry is not None and not entry.success:
+                        item.add_marker(pytest.mark.xfail(reason=f"failed in the baseline {baseline.source}", strict=False))
+                    yield item
+
+
+def _judged_over_epochs(baseline: Baseline | None, epochs: int, task: str, policy: str, fault: str) -> bool:
+    """One run of a repeated cell is one coin flip: the gate judges the cell's success fraction
+    at the end of the session (``gate.compare``), not each run."""
+    known = baseline.epochs_of(task, policy, fault) if baseline else 0
+    return known > 0 and (epochs > 1 or known > 1)
+
+
+def _single_entry(baseline: Baseline | None, epochs: int, task: str, policy: str, fault: str) -> Entry | None:
+    """The baseline entry a run is judged on by itself, as with one epoch on both sides."""
+    if baseline is None or _judged_over_epochs(baseline, epochs, task, policy, fault):
+        return None
+    return baseline.entry_for(task, policy, fault)
 
 
 class RunFailed(Exception):
@@ -371,11 +414,12 @@ class RunFailed(Exception):
 
 
 class TaskItem(pytest.Function):
-    def __init__(self, *, task: Task, policy: Policy, fault: str, **kwargs: Any) -> None:
+    def __init__(self, *, task: Task, policy: Policy, fault: str, epoch: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.task = task
         self.policy = policy
         self.fault = fault
+        self.epoch = epoch
         self.add_marker(pytest.mark.granularity(policy.name, fault))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -428,11 +472,14 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
     def fault_point(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
         getattr(config.hook, f"pytest_granularity_macro_{point}")(macro=macro, args=args, workspace=root)
 
-    result = run_task(item.task, item.policy, item.fault, config.stash[settings_key], fault_point)
+    result = run_task(item.task, item.policy, item.fault, config.stash[settings_key], fault_point, item.epoch)
     item.user_properties.append((RECORD_KEY, json.dumps(result.to_dict(), sort_keys=True)))
     gate = config.stash[gate_key]
-    regression = run_regression(gate.baseline.entry(result), result, gate.thresholds) if gate.baseline else None
+    epochs = config.stash[epochs_key]
+    regression = run_regression(_single_entry(gate.baseline, epochs, *result.key), result, gate.thresholds)
     if regression or not result.success:
+        if result.outcome != ERROR and _judged_over_epochs(gate.baseline, epochs, *result.key):
+            pytest.xfail(f"epoch {result.epoch} rejected; the gate judges {result.task} [{result.policy}, fault {result.fault}] over all epochs")
         raise RunFailed(result, regression)
 
 
@@ -538,7 +585,7 @@ class RunCollector:
             lines.append(f"report: {summary} (summaries), {records} (run records)")
         plot = self.config.getoption("--granularity-plot")
         if plot:
-            lines.append(f"plot: {write_plot(Path(plot), summarize(self.results))}")
+            lines.append(f"plot: {write_plot(Path(plot), summarize(self.results), epoch_summaries(self.results))}")
         page = self.config.getoption("--granularity-html")
         if page:
             from .html_report import write_html
@@ -559,6 +606,7 @@ def _is_task_item(nodeid: str) -> bool:
 def _lost_run(config: pytest.Config, report: pytest.TestReport) -> RunResult:
     path, _, name = report.nodeid.partition("::")
     task_id, _, label = name[:-1].partition("[")
+    label, epoch = _split_epoch(label)
     policy, _, fault = label.rpartition("-")
     if fault not in FAULTS:
         policy, fault = label, NO_FAULT
@@ -570,4 +618,11 @@ def _lost_run(config: pytest.Config, report: pytest.TestReport) -> RunResult:
     return RunResult(
         task=task_id, family=family, policy=policy, fault=fault, outcome=ERROR, mode="", steps=0, tokens=0,
         prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0, stop_reason="lost", error=message,
+        epoch=epoch, seed=config.stash[settings_key].seed + epoch,
     )
+
+
+def _split_epoch(label: str) -> tuple[str, int]:
+    """``hybrid-late-e2`` → (``hybrid-late``, 2); a label without an epoch suffix is epoch 0."""
+    head, _, tail = label.rpartition("-e")
+    return (head, int(tail)) if head and tail.isdigit() else (label, 0)

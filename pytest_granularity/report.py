@@ -12,10 +12,21 @@ import json
 import re
 from dataclasses import asdict
 from pathlib import Path
-from typing import Sequence
+from statistics import fmean, stdev
+from typing import Any, Sequence
 
 from . import __version__
-from .metrics import ALL_FAMILIES, MacroAudit, PairedDifference, Summary, macro_audit, paired_differences, summarize
+from .metrics import (
+    ALL_FAMILIES,
+    EpochSummary,
+    MacroAudit,
+    PairedDifference,
+    Summary,
+    epoch_summaries,
+    macro_audit,
+    paired_differences,
+    summarize,
+)
 from .result import RunResult
 
 SCHEMA_VERSION = 1
@@ -29,6 +40,8 @@ SUMMARY_HEADERS = (
 PAIR_HEADERS = ("fault", "a - b", "tasks", "success diff", "95% CI", "tokens diff", "95% CI")
 AUDIT_HEADERS = ("macro", "calls", "failures", "mean s", "p95 s", "mean tokens of its runs")
 RUN_HEADERS = ("task", "policy", "fault", "outcome", "steps", "tokens", "failure class")
+EPOCH_HEADERS = ("policy", "fault", "tasks", "epochs", "success", "95% CI (tasks)", "always / sometimes / never", "pass@1", "pass@k", "pass^k", "tokens", "95% CI (tasks)", "sd within task")
+TASK_HEADERS = ("task", "policy", "fault", "successes", "tokens mean", "sd")
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -77,8 +90,35 @@ def audit_rows(audits: Sequence[MacroAudit]) -> list[tuple[str, ...]]:
 def run_rows(results: Sequence[RunResult]) -> list[tuple[str, ...]]:
     return [
         (r.task, r.policy, r.fault, r.outcome, str(r.steps), str(r.tokens), r.failure_class or "-")
-        for r in sorted(results, key=lambda r: r.key)
+        for r in sorted(results, key=lambda r: r.run_key)
     ]
+
+
+def epoch_rows(summaries: Sequence[EpochSummary]) -> list[tuple[str, ...]]:
+    return [
+        (
+            e.policy, e.fault, str(e.tasks), str(e.epochs), _fmt(e.success_rate), _ci(e.success_ci),
+            f"{e.always} / {e.tasks - e.always - e.never} / {e.never}", _fmt(e.pass_at_k["1"]),
+            _fmt(e.pass_at_k[str(e.epochs)]), _fmt(e.pass_hat_k[str(e.epochs)]),
+            f"{e.mean_tokens:.1f}", _ci(e.tokens_ci, 1), f"{e.tokens_within_sd:.1f}",
+        )
+        for e in summaries
+    ]
+
+
+def task_rows(summaries: Sequence[EpochSummary], results: Sequence[RunResult]) -> list[tuple[str, ...]]:
+    """Per task of each repeated policy and fault: successes of runs, and tokens across them."""
+    cells: dict[tuple[str, str, str], list[RunResult]] = {}
+    for r in sorted(results, key=lambda r: r.run_key):
+        cells.setdefault(r.key, []).append(r)
+    repeated = {(e.policy, e.fault) for e in summaries}
+    rows: list[tuple[str, ...]] = []
+    for (task, policy, fault), runs in cells.items():
+        if (policy, fault) in repeated:
+            tokens = [float(r.tokens) for r in runs]
+            sd = f"{stdev(tokens):.1f}" if len(tokens) > 1 else "-"
+            rows.append((task, policy, fault, f"{sum(r.success for r in runs)}/{len(runs)}", f"{fmean(tokens):.1f}", sd))
+    return rows
 
 
 def render(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
@@ -105,6 +145,9 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
     """The main table, the paired differences, and with ``verbose`` the families and every run."""
     summaries = summarize(results, by_family=verbose)
     parts = [render_table(summaries, markdown)]
+    epochs = epoch_summaries(results)
+    if epochs:
+        parts.append("epochs (k = the epochs; intervals resample tasks with all their runs):\n" + render(EPOCH_HEADERS, epoch_rows(epochs), markdown))
     pairs = paired_differences(results)
     if pairs:
         parts.append("paired differences (same tasks, same fault):\n" + render(PAIR_HEADERS, pair_rows(pairs), markdown))
@@ -114,14 +157,16 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
         audits = macro_audit(results)
         if audits:
             parts.append("macro audit:\n" + render(AUDIT_HEADERS, audit_rows(audits), markdown))
+        if epochs:
+            parts.append("tasks over epochs:\n" + render(TASK_HEADERS, task_rows(epochs, results), markdown))
         parts.append("runs:\n" + render(RUN_HEADERS, run_rows(results), markdown))
     return "\n\n".join(parts)
 
 
 def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
     """Write ``path`` (summaries) and ``path`` with ``.jsonl`` (run records); returns both paths."""
-    ordered = sorted(results, key=lambda r: r.key)
-    summary = {
+    ordered = sorted(results, key=lambda r: r.run_key)
+    summary: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "generator": f"pytest-granularity {__version__}",
         "runs": len(ordered),
@@ -129,6 +174,9 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
         "paired_differences": [asdict(p) for p in paired_differences(ordered)],
         "macro_audit": [asdict(a) for a in macro_audit(ordered)],
     }
+    epochs = epoch_summaries(ordered)
+    if epochs:
+        summary["epochs"] = [asdict(e) for e in epochs]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     records = path.with_suffix(".jsonl")

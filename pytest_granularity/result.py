@@ -42,6 +42,8 @@ class RunResult:
     diff: str = ""
     error: str | None = None
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    epoch: int = 0
+    seed: int = 0
 
     @property
     def success(self) -> bool:
@@ -50,6 +52,11 @@ class RunResult:
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.task, self.policy, self.fault)
+
+    @property
+    def run_key(self) -> tuple[str, str, str, int]:
+        """One run: with ``--granularity-epochs`` a (task, policy, fault) cell holds several."""
+        return (*self.key, self.epoch)
 
     @property
     def transcript_length(self) -> int:
@@ -65,6 +72,7 @@ class RunResult:
 
     def summary(self) -> str:
         fault = "" if self.fault == "none" else f" fault={self.fault}"
+        fault += f" epoch={self.epoch}" if self.epoch else ""
         failure = f" failure={self.failure_class}" if self.failure_class else ""
         return (
             f"{self.task} policy={self.policy}{fault}: {self.outcome}, {self.steps} steps, "

@@ -6,6 +6,7 @@ link. The workspace is removed when the run ends, whatever happened.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,19 +33,24 @@ class RunSettings:
     retrieval_k: int = DEFAULT_TOP_K
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     workspace_parent: Path | None = None
+    seed: int = 0
 
 
-def run_task(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint = no_faults) -> RunResult:
+def run_task(
+    task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint = no_faults, epoch: int = 0
+) -> RunResult:
+    """Run once; epoch ``k`` of a repeated cell gets the seed ``settings.seed + k``."""
+    seed = settings.seed + epoch
     try:
         workspace = Workspace.for_task(task, settings.workspace_parent)
     except WorkspaceError as exc:
         return RunResult(
             task=task.id, family=task.family, policy=policy.name, fault=fault, outcome=ERROR, mode="", steps=0,
             tokens=0, prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0,
-            stop_reason="infrastructure", error=str(exc),
+            stop_reason="infrastructure", error=str(exc), epoch=epoch, seed=seed,
         )
     with workspace:
-        agent = settings.agent(task, workspace.initial)
+        agent = settings.agent(task, workspace.initial, seed)
         ctx = ToolContext(workspace, task.tests, settings.test_timeout)
         limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k)
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
@@ -56,7 +62,7 @@ def run_task(task: Task, policy: Policy, fault: str, settings: RunSettings, faul
             verdict = verify(task, workspace)
             outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
             output, error = verdict.output, verdict.infrastructure_error
-    return _result(task, policy, fault, execution, changes, diff, outcome, output, error)
+    return dataclasses.replace(_result(task, policy, fault, execution, changes, diff, outcome, output, error), epoch=epoch, seed=seed)
 
 
 def bounded(text: str, limit: int) -> str:

@@ -17,8 +17,9 @@ class Agent(Protocol):
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall: ...
 
 
-AgentFactory = Callable[[Task, Mapping[str, bytes]], Agent]
-"""Builds an agent for one run, given the task and the initial workspace files."""
+AgentFactory = Callable[[Task, Mapping[str, bytes], int], Agent]
+"""Builds an agent for one run, given the task, the initial workspace files and the run's seed
+(``--granularity-seed`` plus the epoch, so repeated runs of a nondeterministic agent differ)."""
 
 
 def builtin_agents() -> dict[str, AgentFactory]:

@@ -30,7 +30,8 @@ _DIFF_PATH = re.compile(r"^(?:--- a|\+\+\+ b)/(.+)$", re.MULTILINE)
 class ReferenceAgent:
     """Plays one of three scripts, chosen by the tools it is offered: micro, macro, or recovery."""
 
-    def __init__(self, task: Task, initial: Mapping[str, bytes]) -> None:
+    def __init__(self, task: Task, initial: Mapping[str, bytes], seed: int = 0) -> None:
+        """``seed`` is part of the agent protocol; this agent is deterministic and ignores it."""
         self.task = task
         self.initial = dict(initial)
         self.target = _target_files(task, self.initial)

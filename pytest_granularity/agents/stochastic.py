@@ -1,0 +1,44 @@
+"""A seeded stochastic agent, to prove the gate's statistics on runs whose noise is known.
+
+It plays the reference agent, except that with probability ``1 - p`` (``p`` set per task by
+whoever builds it) it gives up at once and finishes, which the verifier rejects. The draw
+depends only on the task and the run's seed, so a run is reproducible and the epochs of a
+task (seeds ``S + k``) are independent draws: exactly the model behind a real agent's
+success fraction. ``scripts/simulate_gate.py`` draws from the same ``succeeds``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Mapping, Sequence
+
+from ..tasks import Task
+from ..tools import FINISH
+from ..transcript import Message, ToolCall
+from . import AgentFactory
+from .reference import ReferenceAgent
+
+
+def succeeds(task: str, seed: int, probability: float) -> bool:
+    """This run's draw: True with ``probability``, the same for the same task and seed."""
+    return random.Random(f"{task}|{seed}").random() < probability
+
+
+class StochasticAgent:
+    def __init__(self, task: Task, initial: Mapping[str, bytes], seed: int, probability: float) -> None:
+        self.gives_up = not succeeds(task.id, seed, probability)
+        self.reference = ReferenceAgent(task, initial, seed)
+
+    def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall:
+        if self.gives_up:
+            return ToolCall(FINISH, {})
+        return self.reference.next_call(messages, tools)
+
+
+def stochastic_agent(probabilities: Mapping[str, float], default: float = 1.0) -> AgentFactory:
+    """A factory for ``pytest_granularity_agents``: task id → success probability (else ``default``)."""
+
+    def build(task: Task, initial: Mapping[str, bytes], seed: int) -> StochasticAgent:
+        return StochasticAgent(task, initial, seed, probabilities.get(task.id, default))
+
+    return build

@@ -1,0 +1,95 @@
+"""Metrics, report and plot over epochs; one epoch stays exactly as before."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_granularity.metrics import bootstrap_ci, cluster_bootstrap_ci, epoch_summaries, pass_at_k, pass_hat_k, summarize
+from pytest_granularity.plugin import _split_epoch
+from pytest_granularity.report import render_report, write_report
+from pytest_granularity.result import RunResult
+
+
+def run(task, epoch, success, tokens, policy="hybrid", fault="none"):
+    return RunResult(
+        task=task, family="simple", policy=policy, fault=fault, outcome="passed" if success else "failed", mode="micro",
+        steps=2, tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=2, macro_calls=0, epoch=epoch, seed=7 + epoch,
+    )
+
+
+# task a: 2 of 4, task b: 4 of 4, task c: 0 of 4
+EPOCHS = [
+    run(t, k, s, tokens)
+    for t, outcomes, tokens in (("a", "1010", 100), ("b", "1111", 200), ("c", "0000", 50))
+    for k, s in enumerate(c == "1" for c in outcomes)
+]
+
+
+def test_pass_at_k_and_pass_hat_k_by_hand():
+    assert pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10) and pass_hat_k(5, 2, 2) == pytest.approx(1 / 10)
+    assert pass_at_k(4, 0, 4) == 0.0 and pass_hat_k(4, 4, 4) == 1.0 and pass_at_k(4, 1, 4) == 1.0
+
+
+def test_epoch_summary_by_hand():
+    (e,) = epoch_summaries(EPOCHS)
+    assert (e.tasks, e.epochs, e.runs, e.always, e.never) == (3, 4, 12, 1, 1)
+    assert e.success_rate == pytest.approx(6 / 12)
+    assert e.task_success == {"a": 0.5, "b": 1.0, "c": 0.0}
+    assert e.pass_at_k["1"] == pytest.approx(0.5) and e.pass_at_k["4"] == pytest.approx(2 / 3)
+    assert e.pass_hat_k["2"] == pytest.approx((1 / 6 + 1 + 0) / 3) and e.pass_hat_k["4"] == pytest.approx(1 / 3)
+    assert e.mean_tokens == pytest.approx(350 / 3) and e.tokens_within_sd == 0.0
+    assert e.success_ci[0] < 0.5 < e.success_ci[1]
+
+
+def test_cluster_bootstrap_of_single_runs_is_the_plain_bootstrap():
+    values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
+    assert cluster_bootstrap_ci([[v] for v in values], "seed") == bootstrap_ci(values, "seed")
+
+
+def test_intervals_resample_tasks_not_runs():
+    """Twenty tasks that always or never succeed: 100 runs each, but only 20 independent facts."""
+    runs = [run(f"t{i}", k, i % 2 == 0, 10) for i in range(20) for k in range(100)]
+    (summary,) = summarize(runs)
+    low, high = summary.success_ci
+    assert high - low > 0.3, "a run-level bootstrap would claim about ±0.02"
+
+
+def test_single_runs_have_no_epoch_section(tmp_path):
+    single = [r for r in EPOCHS if r.epoch == 0]
+    assert epoch_summaries(single) == []
+    summary, _ = write_report(tmp_path / "one.json", single)
+    assert "epochs" not in json.loads(summary.read_text()) and "epochs (" not in render_report(single)
+
+
+def test_epochs_in_the_table_and_the_json(tmp_path):
+    text = render_report(EPOCHS, verbose=True)
+    assert "epochs (k = the epochs" in text and "1 / 1 / 1" in text
+    assert "tasks over epochs:" in text and "a     hybrid  none   2/4" in text
+    summary, records = write_report(tmp_path / "out.json", list(reversed(EPOCHS)))
+    document = json.loads(summary.read_text())
+    assert document["epochs"][0]["pass_at_k"]["4"] == pytest.approx(2 / 3)
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    assert [(r["task"], r["epoch"], r["seed"]) for r in lines[:2]] == [("a", 0, 7), ("a", 1, 8)]
+
+
+@pytest.mark.parametrize(
+    ("label", "split"),
+    [("hybrid", ("hybrid", 0)), ("hybrid-late", ("hybrid-late", 0)), ("hybrid-e3", ("hybrid", 3)), ("macro-early-e12", ("macro-early", 12))],
+)
+def test_epoch_suffix_of_an_item_label(label, split):
+    assert _split_epoch(label) == split
+
+
+def test_plot_has_a_panel_per_fault_and_a_legend_per_policy(tmp_path):
+    pytest.importorskip("matplotlib")
+    from pytest_granularity.plot import figure, write_plot
+
+    runs = EPOCHS + [run(r.task, r.epoch, r.success, r.tokens * 2, policy="micro") for r in EPOCHS]
+    runs += [run(r.task, r.epoch, True, r.tokens, fault="late") for r in EPOCHS]
+    drawing = figure(summarize(runs), epoch_summaries(runs))
+    assert [a.get_title() for a in drawing.axes] == ["fault: none", "fault: late"]
+    assert [t.get_text() for t in drawing.legends[0].get_texts()] == ["micro", "hybrid"]
+    written = write_plot(tmp_path / "p.png", summarize(runs), epoch_summaries(runs))
+    assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
