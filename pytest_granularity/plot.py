@@ -50,7 +50,7 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
     policies = sorted({s.policy for s in points}, key=lambda p: (POLICY_ORDER.index(p) if p in POLICY_ORDER else len(POLICY_ORDER), p))
     token_ci = {(e.policy, e.fault): e.tokens_ci for e in epochs}
     drawing = Figure(figsize=(4.2 * max(1, len(faults)), 4.6), dpi=120, layout="constrained")
-    panels = drawing.subplots(1, max(1, len(faults)), sharey=True, squeeze=False)[0]
+    panels = drawing.subplots(1, max(1, len(faults)), sharex=True, sharey=True, squeeze=False)[0]
     for axes, fault in zip(panels, faults):
         for s in (s for s in points if s.fault == fault):
             index = policies.index(s.policy)

@@ -1,7 +1,8 @@
 """The pytest plugin: every ``task.yaml`` becomes one test per policy (and fault).
 
 ``pytest --granularity=hybrid benchmark_tasks`` collects ``<task>[hybrid]`` items, plus
-``<task>[hybrid-early]`` and ``<task>[hybrid-late]`` for tasks that list faults. An item passes
+``<task>[hybrid-early]`` and ``<task>[hybrid-late]`` for tasks that list faults; with
+``--granularity-epochs=N`` (N > 1) each of them N times, ``<task>[hybrid-e0]`` … An item passes
 iff the task's verifier accepted the final workspace. Each run's record travels in the test
 report's ``user_properties`` (so junitxml and pytest-xdist carry it) and the controller
 collects them for the table at the end.
