@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from . import __version__
-from .metrics import Summary, paired_differences, summarize
+from .metrics import EpochSummary, Summary, epoch_summaries, paired_differences, summarize
 from .plot import write_plot
 from .report import PAIR_HEADERS, SUMMARY_HEADERS, pair_rows, summary_rows
 from .result import ERROR, FAILED, PASSED, RunResult
@@ -33,12 +33,12 @@ SHARE_MIN_CHARS = 200
 
 
 def run_id(result: RunResult) -> str:
-    """The anchor of a run in the page: ``#run=task|policy|fault``."""
-    return "|".join(result.key)
+    """The anchor of a run in the page: ``#run=task|policy|fault`` (``|e<k>`` for epochs after the first)."""
+    return "|".join(result.key) + (f"|e{result.epoch}" if result.epoch else "")
 
 
 def failures_first(results: Sequence[RunResult]) -> list[RunResult]:
-    return sorted(results, key=lambda r: (OUTCOME_ORDER.get(r.outcome, -1), r.key))
+    return sorted(results, key=lambda r: (OUTCOME_ORDER.get(r.outcome, -1), r.run_key))
 
 
 def tail(text: str, lines: int) -> str:
@@ -83,10 +83,10 @@ def share_repeated_texts(runs: list[dict[str, Any]]) -> list[str]:
     return list(table)
 
 
-def plot_image(summaries: Sequence[Summary]) -> tuple[str | None, str | None]:
+def plot_image(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) -> tuple[str | None, str | None]:
     """The plot as (base64 PNG, None), or (None, text chart) where matplotlib is missing."""
     with tempfile.TemporaryDirectory(prefix="granularity-plot-") as scratch:
-        written = write_plot(Path(scratch) / "plot.png", summaries)
+        written = write_plot(Path(scratch) / "plot.png", summaries, epochs)
         if written.suffix == ".png":
             return base64.b64encode(written.read_bytes()).decode("ascii"), None
         return None, written.read_text()
@@ -119,7 +119,7 @@ def render_html(results: Sequence[RunResult], title: str = TITLE) -> str:
     if any(getattr(r, "provider_prompt_tokens", None) is not None for r in ordered):
         columns.insert(columns.index("tokens") + 1, PROVIDER_COLUMN)
     summaries = summarize(ordered)
-    plot_png, plot_text = plot_image(summaries)
+    plot_png, plot_text = plot_image(summaries, epoch_summaries(ordered))
     counts = Counter(r.outcome for r in ordered)
     runs = [run_payload(r) for r in ordered]
     shared = share_repeated_texts(runs)

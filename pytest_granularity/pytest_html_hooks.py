@@ -75,7 +75,9 @@ class PytestHtmlHooks:
             return
         from pytest_html import extras  # type: ignore[import-not-found]
 
-        href = f"{self._page_href()}#run={quote('|'.join(result.key), safe='')}"
+        from .html_report import run_id
+
+        href = f"{self._page_href()}#run={quote(run_id(result), safe='')}"
         report.extras = [*getattr(report, "extras", []), extras.url(href, name="granularity run")]
 
     def _page_href(self) -> str:

@@ -93,3 +93,11 @@ def test_plot_has_a_panel_per_fault_and_a_legend_per_policy(tmp_path):
     assert [t.get_text() for t in drawing.legends[0].get_texts()] == ["micro", "hybrid"]
     written = write_plot(tmp_path / "p.png", summarize(runs), epoch_summaries(runs))
     assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_html_page_names_every_epoch_apart():
+    from pytest_granularity.html_report import failures_first, run_id
+
+    ids = [run_id(r) for r in failures_first(list(reversed(EPOCHS)))]
+    assert len(set(ids)) == len(EPOCHS)
+    assert ids[:3] == ["a|hybrid|none|e1", "a|hybrid|none|e3", "c|hybrid|none"], "failures first, then task and epoch"
