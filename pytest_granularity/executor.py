@@ -127,45 +127,65 @@ def execute(
     limits: Limits,
     fault: FaultPoint = no_faults,
 ) -> Execution:
-    machine = Machine()
-    mode = policy.route(task, ctx.workspace)
-    machine.fire(mode)
-    offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
-    tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(offered), MICRO_TOOLS[FINISH].schema()]
-    execution = Execution(Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools), mode, offered=tuple(m.name for m in offered))
-    try:
-        _loop(execution, machine, policy, agent, ctx, macros, limits, fault)
-    finally:
-        execution.transitions = machine.log
-    return execution
+    run = Run.start(task, policy, ctx, macros, limits, fault)
+    while run.step(agent.next_call(run.transcript.messages, run.transcript.tools)):
+        pass
+    return run.execution
 
 
-def _loop(
-    execution: Execution, machine: Machine, policy: Policy, agent: Agent, ctx: ToolContext,
-    macros: MacroRegistry, limits: Limits, fault: FaultPoint,
-) -> None:
-    transcript = execution.transcript
-    while True:
-        call = agent.next_call(transcript.messages, transcript.tools)
-        transcript.record_call(call)
+@dataclass
+class Run:
+    """One run in progress, advanced one tool call at a time.
+
+    ``execute`` feeds it an agent's calls; the MCP server feeds it a client's, so both go through
+    the same machine, tool validation, macro contracts and recovery.
+    """
+
+    execution: Execution
+    machine: Machine
+    policy: Policy
+    ctx: ToolContext
+    macros: MacroRegistry
+    limits: Limits
+    fault: FaultPoint
+
+    @classmethod
+    def start(
+        cls, task: Task, policy: Policy, ctx: ToolContext, macros: MacroRegistry, limits: Limits, fault: FaultPoint = no_faults
+    ) -> "Run":
+        """Route the task and set the tool list of the mode it starts in."""
+        machine = Machine()
+        mode = policy.route(task, ctx.workspace)
+        machine.fire(mode)
+        offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
+        tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(offered), MICRO_TOOLS[FINISH].schema()]
+        transcript = Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools)
+        execution = Execution(transcript, mode, transitions=machine.log, offered=tuple(m.name for m in offered))
+        return cls(execution, machine, policy, ctx, macros, limits, fault)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.execution.transcript
+
+    def step(self, call: ToolCall) -> bool:
+        """Record ``call`` and act on it; False once the run has ended."""
+        execution, machine = self.execution, self.machine
+        execution.transcript.record_call(call)
         if call.name == FINISH and machine.state is State.MACRO and not _macro_succeeded(execution):
-            if _no_macro_applies(execution, machine, policy):
-                continue
-            return
+            return _no_macro_applies(execution, machine, self.policy)
         if call.name == FINISH:
             machine.fire("finish")
             execution.stop_reason = STOP_FINISHED
-            return
-        if execution.steps >= limits.max_steps:
+            return False
+        if execution.steps >= self.limits.max_steps:
             machine.fire("step_limit")
             execution.stop_reason = STOP_STEP_LIMIT
-            return
+            return False
         execution.steps += 1
-        if machine.state is State.MACRO and call.name in macros:
-            if not _macro_step(execution, machine, call, policy, ctx, macros, fault):
-                return
-        else:
-            transcript.add_observation(_micro_step(call, machine.state, ctx))
+        if machine.state is State.MACRO and call.name in self.macros:
+            return _macro_step(execution, machine, call, self.policy, self.ctx, self.macros, self.fault)
+        execution.transcript.add_observation(_micro_step(call, machine.state, self.ctx))
+        return True
 
 
 def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
