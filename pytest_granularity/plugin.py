@@ -37,10 +37,11 @@ from .gate import markdown as gate_markdown
 from .macros import MacroRegistry
 from .macros.registry import DEFAULT_BREAKER, DEFAULT_TOP_K
 from .metrics import epoch_summaries, summarize
-from .policies import FIXED_POLICIES, RECOVERY_OVERRIDES, Policy
+from .policies import RECOVERY_OVERRIDES, Policy
 from .plot import write_plot
 from .report import render_report, write_report
 from .result import ERROR, RECORD_KEY, RunResult, records_in
+from .routing import POLICY_NAMES
 from .runner import RunSettings, run_task
 from .schemas import DefinitionError
 from .tasks import FAULTS, TASK_FILE, Task, TaskError, load_task
@@ -198,9 +199,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         interrupts.uninstall()
 
 
-POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
-
-
 def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if "all" in names:
@@ -253,15 +251,10 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
 
 
 def _policy(config: pytest.Config, name: str, macros: MacroRegistry) -> Policy:
-    from .routing import Router, RouterError, heuristic_policy, learned_policy
+    from .routing import RouterError, policy_named
 
-    if name in FIXED_POLICIES:
-        return FIXED_POLICIES[name]
-    if name == "heuristic":
-        return heuristic_policy()
-    path = Path(config.getoption("--granularity-router") or config.rootpath / "router.json")
     try:
-        return learned_policy(Router.load(path), macros)
+        return policy_named(name, Path(config.getoption("--granularity-router") or config.rootpath / "router.json"), macros)
     except RouterError as exc:
         raise pytest.UsageError(f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)") from None
 

@@ -18,13 +18,14 @@ from typing import Any, Sequence
 from .failures import FAILURE_CLASSES
 from .features import Features, compute
 from .macros import MacroRegistry
-from .policies import MACRO, MICRO, FailureEvent, Policy, always
+from .policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
 from .tasks import Task
 from .workspace import Workspace
 
 RECOVERY_FEATURES = (*FAILURE_CLASSES, "side_effects", "validation_failed", "changed_paths")
 DEGRADE, STOP = "degrade", "stop"
 ROUTER_FORMAT = "pytest-granularity router"
+POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
 
 
 class RouterError(ValueError):
@@ -137,3 +138,14 @@ def heuristic_policy() -> Policy:
 
 def learned_policy(router: Router, macros: MacroRegistry) -> Policy:
     return Policy("learned", lambda task, ws: router.mode_of(features_of(task, ws, macros)), router.recover)
+
+
+def policy_named(name: str, router_path: Path, macros: MacroRegistry) -> Policy:
+    """The policy ``name`` selects (one of ``POLICY_NAMES``); ``learned`` reads ``router_path``."""
+    if name in FIXED_POLICIES:
+        return FIXED_POLICIES[name]
+    if name == "heuristic":
+        return heuristic_policy()
+    if name == "learned":
+        return learned_policy(Router.load(router_path), macros)
+    raise ValueError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}")
