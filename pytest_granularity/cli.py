@@ -41,6 +41,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     listing.add_argument("--report", type=Path, help="a saved --granularity-report, for the audit figures")
     mcp = commands.add_parser("export-mcp", help="print every macro as an MCP tool definition (JSON)")
     mcp.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
+    serve = commands.add_parser("serve-mcp", help="serve micro tools and contract-checked macros to an MCP client over stdio (needs the 'mcp' extra)")
+    serve.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository to work on (default: here); changed in place unless --copy")
+    serve.add_argument("--policy", default="heuristic", help="micro, macro, hybrid, heuristic or learned (default: heuristic)")
+    serve.add_argument("--macros", type=Path, action="append", default=[], metavar="DIR", help="a folder of extra macros")
+    serve.add_argument("--router", type=Path, default=Path("router.json"), metavar="FILE", help="the learned policy's router")
+    serve.add_argument("--copy", action="store_true", help="work in a throw-away copy of PATH, removed when the server stops")
+    serve.add_argument("--audit", type=Path, metavar="FILE", help="the audit log (JSONL; default: under ~/.local/state/pytest-granularity/mcp)")
+    serve.add_argument("--max-steps", type=int, default=100, metavar="N", help="calls per task before it is stopped (default: 100)")
     train = commands.add_parser("train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)")
     train.add_argument("--runs", type=Path, help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now")
     train.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"), help="the tasks the runs are of")
@@ -69,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args.reports, args.output)
     if args.command == "train":
         return _train(args)
+    if args.command == "serve-mcp":
+        return _serve_mcp(args)
     if args.command == "explain":
         return _explain(args.task, args.router)
     if args.tasks_command == "stats":
@@ -149,10 +159,9 @@ def _held_out_table(evaluation: dict) -> str:
 
 
 def _explain(path: Path, router_path: Path) -> int:
-    from .failures import EXECUTOR_EXCEPTION, PRECONDITION_MISMATCH
+    from .explain import explain_routing
     from .macros import MacroRegistry
-    from .policies import FailureEvent
-    from .routing import Router, RouterError, features_of, heuristic_mode, recovery_vector
+    from .routing import Router, RouterError, features_of
     from .tasks import TaskError, load_task
     from .workspace import Workspace
 
@@ -164,24 +173,47 @@ def _explain(path: Path, router_path: Path) -> int:
         return 2
     with Workspace.for_task(task) as workspace:
         features = features_of(task, workspace, MacroRegistry.load())
-    print(f"task {task.id}\nfeatures (pre-execution evidence only):")
-    for name, value in zip(features.names(), features.vector()):
-        print(f"  {name:<17} {value:g}")
-    print(f"heuristic: {heuristic_mode(features)}")
-    mode, steps = router.mode.walk(features.vector())
-    print(f"learned mode tree ({router_path}):")
-    print("\n".join(f"  {step}" for step in steps))
-    print(f"  => start in {mode} mode")
-    print("learned recovery tree, for the failures a macro call can end in:")
-    events = {
-        "early fault (nothing written)": FailureEvent(EXECUTOR_EXCEPTION, False, False, 0),
-        "late fault (work written)": FailureEvent(EXECUTOR_EXCEPTION, True, False, 3),
-        "precondition mismatch, or no macro applied": FailureEvent(PRECONDITION_MISMATCH, False, False, 0),
-        "validation failure": FailureEvent("validation_failure", True, True, 3),
-    }
-    for label, event in events.items():
-        decision, steps = router.recovery.walk(recovery_vector(event))
-        print(f"  {label}: {decision}  [{'; '.join(steps[:-1])}]")
+    print(f"task {task.id}")
+    print(explain_routing(features, router, router_path))
+    return 0
+
+
+def _serve_mcp(args: argparse.Namespace) -> int:
+    try:
+        from .mcp_server import serve_stdio
+    except ImportError:
+        print("granularity serve-mcp needs the MCP SDK: pip install 'pytest-granularity[mcp]'", file=sys.stderr)
+        return 2
+    from .audit import AuditLog
+    from .macros import MacroRegistry
+    from .routing import Router, policy_named
+    from .schemas import DefinitionError
+    from .tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
+
+    source = args.path.resolve()
+    try:
+        if not source.is_dir():
+            raise ValueError(f"PATH {args.path}: not a directory")
+        macros = MacroRegistry.load(args.macros)
+        policy = policy_named(args.policy, args.router, macros)
+        router = Router.load(args.router) if args.policy == "learned" else None
+    except (ValueError, DefinitionError) as exc:
+        print(f"granularity serve-mcp: {exc}", file=sys.stderr)
+        return 2
+    session_id = new_session_id()
+    audit_path = (args.audit or default_audit_path(session_id)).resolve()
+    with served_root(source, args.copy) as root:
+        if root == audit_path or root in audit_path.parents:
+            print(f"granularity serve-mcp: --audit {audit_path} is inside the served workspace; its lines would count as changes", file=sys.stderr)
+            return 2
+        where = f"a copy of {source} at {root}" if args.copy else f"{root} in place"
+        audit = AuditLog(audit_path, {"session": session_id, "workspace": str(root), "source": str(source), "in_place": not args.copy, "policy": policy.name})
+        print(f"granularity serve-mcp: serving {where}, policy {policy.name}, audit log {audit_path}", file=sys.stderr)
+        session = ToolSession(root, ServeSettings(policy, macros, router, args.router, args.max_steps), audit, session_id)
+        try:
+            serve_stdio(session)
+        finally:
+            session.close()
     return 0
 
 

@@ -16,6 +16,7 @@ from statistics import fmean, stdev
 from typing import Any, Sequence
 
 from . import __version__
+from .audit import audit_records, is_audit_log
 from .metrics import (
     ALL_FAMILIES,
     EpochSummary,
@@ -185,7 +186,9 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
 
 
 def read_records(path: Path) -> list[RunResult]:
-    """The run records of a saved report (``out.json`` or its ``out.jsonl``)."""
+    """The run records of a saved report (``out.json`` or its ``out.jsonl``), or of an MCP audit log."""
+    if is_audit_log(path):
+        return audit_records(path)
     summary = json.loads(path.with_suffix(".json").read_text())
     if summary.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{path}: schema_version {summary.get('schema_version')!r} is not {SCHEMA_VERSION}")

@@ -13,6 +13,8 @@ from typing import Any, Iterable
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 RECORD_KEY = "granularity_run"
 """The name under which a run's record travels in a test report's ``user_properties``."""
+UNVERIFIED = "unverified"
+"""The outcome of a task served over MCP: no verifier judges it, so it never counts as a success."""
 
 
 @dataclass(frozen=True)

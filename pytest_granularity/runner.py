@@ -62,7 +62,7 @@ def run_task(
             verdict = verify(task, workspace)
             outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
             output, error = verdict.output, verdict.infrastructure_error
-    return dataclasses.replace(_result(task, policy, fault, execution, changes, diff, outcome, output, error), epoch=epoch, seed=seed)
+    return dataclasses.replace(run_record(task, policy, fault, execution, changes, diff, outcome, output, error), epoch=epoch, seed=seed)
 
 
 def bounded(text: str, limit: int) -> str:
@@ -72,9 +72,10 @@ def bounded(text: str, limit: int) -> str:
     return text[:limit] + f"\n... diff truncated: {len(text) - limit} more characters\n"
 
 
-def _result(
+def run_record(
     task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, diff: str, outcome: str, output: str, error: str | None
 ) -> RunResult:
+    """The record of a finished execution; also what the MCP server writes to its audit log for a served task."""
     transcript = execution.transcript
     return RunResult(
         task=task.id,

@@ -19,7 +19,9 @@ from typing import Iterable, Iterator, Mapping
 from .interrupts import track_folder, untrack_folder
 from .tasks import Task
 
-IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".git", ".ropeproject", ".mypy_cache"})
+IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".git", ".ropeproject", ".mypy_cache", ".ruff_cache", ".venv", ".tox", ".nox", "node_modules"})
+"""Caches and environments, never part of a workspace: a served repository (``granularity serve-mcp``) often holds a
+virtual environment, and every task and macro call snapshots the whole tree."""
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 
 Snapshot = Mapping[str, bytes]

@@ -1,0 +1,219 @@
+"""Granularity control for an outside agent: tasks routed, offered and recovered as in a benchmark run.
+
+An MCP client (Claude Code, Cursor, a team's own agent) is the agent. ``start_task`` routes the
+prompt with the chosen policy from pre-execution evidence and starts an executor ``Run``; every
+later call is one step of that run, so it passes the same state machine, tool argument
+validation, path-escape refusal, macro contracts, failure classes, circuit breaker and recovery
+decision as a benchmark run. The tools offered are the run's own tool list, and a call to any
+other tool is refused here, whatever list the client still holds (a tools-changed notification
+may not reach it). Every call lands in the audit log. MCP's wire format is ``mcp_server``'s job.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from .audit import RUN_EVENT, AuditLog
+from .contracts import mcp_tool
+from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Limits, Run
+from .explain import explain_routing
+from .macros import Macro, MacroRegistry
+from .macros.registry import DEFAULT_TOP_K
+from .macros.runtime import FaultPoint, no_faults
+from .mcp_tools import START_TASK, START_TASK_TOOL, micro_tool
+from .policies import FIXED_POLICIES, Policy
+from .result import UNVERIFIED
+from .routing import Router, features_of
+from .runner import MAX_DIFF_CHARS, bounded, run_record
+from .schemas import first_error
+from .tasks import Task
+from .tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS, ToolContext
+from .transcript import ToolCall
+from .workspace import Workspace, overlay
+
+FAMILY = "mcp"
+NO_FAULT = "none"
+DEFAULT_MAX_STEPS = 100
+STOP_SESSION_CLOSED = "session_closed"
+ENDINGS = {
+    STOP_FINISHED: "finished",
+    STOP_MACRO_FAILED: "stopped: the macro failed and policy {policy} does not recover; the workspace is as the macro left it",
+    STOP_STEP_LIMIT: "stopped at the step limit of {limit} calls; that call was not run",
+    STOP_SESSION_CLOSED: "stopped: the client closed the session",
+}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a call answers: the text the agent reads, whether it is an error, and whether the tool list changed."""
+
+    text: str
+    is_error: bool = False
+    tools_changed: bool = False
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    policy: Policy
+    macros: MacroRegistry
+    router: Router | None = None
+    router_path: Path | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    retrieval_k: int = DEFAULT_TOP_K
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    fault: FaultPoint = no_faults
+
+
+class ToolSession:
+    """One agent's session on one workspace: a task at a time, each a ``Run`` of the executor."""
+
+    def __init__(self, root: Path, settings: ServeSettings, audit: AuditLog, session_id: str) -> None:
+        self.root = root
+        self.settings = settings
+        self.audit = audit
+        self.session_id = session_id
+        self.run: Run | None = None
+        self.task: Task | None = None
+        self._tasks = 0
+
+    def offered(self) -> list[str]:
+        """The names of the tools that may be called now: ``start_task`` between tasks, else the run's tool list."""
+        if self.run is None:
+            return [START_TASK]
+        return [schema["function"]["name"] for schema in self.run.transcript.tools]
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The MCP definitions of the tools offered now."""
+        if self.run is None:
+            return [START_TASK_TOOL]
+        return [micro_tool(MICRO_TOOLS[name]) if name in MICRO_TOOLS else mcp_tool(self._macro(name)) for name in self.offered()]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Reply:
+        """Answer one tool call; refuse any tool not offered now."""
+        before = self.offered()
+        if name not in before:
+            state = self.run.machine.state.value if self.run else "no task"
+            text = f"error: '{name}' is not offered now ({state}); the tools offered now are: {', '.join(before)}"
+            self.audit.write("refused", task=self.task.id if self.task else None, tool=name, arguments=arguments, result=text)
+            return Reply(text, is_error=True)
+        reply = self._start(arguments) if name == START_TASK else self._step(name, arguments)
+        after = self.offered()
+        if after == before:
+            return reply
+        return replace(reply, text=f"{reply.text}\n\ntools offered now: {', '.join(after)}", tools_changed=True)
+
+    def close(self) -> None:
+        """End the task in progress, if any, so its run record is written; then close the log."""
+        if self.run is not None:
+            self.run.execution.stop_reason = STOP_SESSION_CLOSED
+            self._end()
+        self.audit.close()
+
+    def _start(self, arguments: dict[str, Any]) -> Reply:
+        error = first_error(START_TASK_TOOL["inputSchema"], arguments)
+        if error is not None:
+            return Reply(f"error: invalid arguments for {START_TASK} ({error[0]}): {error[1]}", is_error=True)
+        self._tasks += 1
+        settings = self.settings
+        task = served_task(f"{self.session_id}-{self._tasks}", arguments["prompt"], self.root, settings.max_steps)
+        ctx = ToolContext(Workspace(self.root), (), settings.test_timeout)
+        run = Run.start(task, settings.policy, ctx, settings.macros, Limits(settings.max_steps, settings.retrieval_k), settings.fault)
+        self.run, self.task = run, task
+        mode = run.execution.mode
+        why = self._why(task, ctx.workspace, mode)
+        self.audit.write(
+            "start_task", task=task.id, prompt=task.prompt, policy=settings.policy.name, mode=mode,
+            why=why, offered=self.offered(), transitions=list(run.machine.log),
+        )
+        return Reply(f"task {task.id} starts in {mode} mode (policy {settings.policy.name}).\nwhy:\n{why}")
+
+    def _why(self, task: Task, workspace: Workspace, mode: str) -> str:
+        if self.settings.policy.name in FIXED_POLICIES:
+            return f"policy {self.settings.policy.name} is fixed: every task starts in {mode} mode"
+        features = features_of(task, workspace, self.settings.macros)
+        return explain_routing(features, self.settings.router, self.settings.router_path)
+
+    def _macro(self, name: str) -> Macro:
+        macro = self.settings.macros.get(name)
+        assert macro is not None, f"{name} is in the run's tool list, so it is registered"
+        return macro
+
+    def _step(self, name: str, arguments: dict[str, Any]) -> Reply:
+        run = self.run
+        assert run is not None and self.task is not None
+        execution = run.execution
+        messages, macro_calls, transitions = len(run.transcript.messages), execution.macro_calls, len(run.machine.log)
+        going = run.step(ToolCall(name, arguments))
+        text = "\n\n".join(m.content for m in run.transcript.messages[messages + 1 :])
+        macro_failed = execution.macro_calls > macro_calls and execution.calls[-1]["failure_class"] is not None
+        is_error = macro_failed or text.startswith("error:")
+        self.audit.write(
+            "call", task=self.task.id, tool=name, arguments=arguments, is_error=is_error, result=text,
+            state=run.machine.state.value, transitions=run.machine.log[transitions:], offered=self.offered(),
+            step=execution.steps,
+        )
+        if not going:
+            text = "\n\n".join(part for part in (text, self._end()) if part)
+        return Reply(text, is_error=is_error)
+
+    def _end(self) -> str:
+        """Write the run record of the task in progress and return to ``start_task``; says how the task ended."""
+        run, task = self.run, self.task
+        assert run is not None and task is not None
+        execution = run.execution
+        changes = run.ctx.workspace.changes()
+        diff = bounded(run.ctx.workspace.diff(), MAX_DIFF_CHARS)
+        record = run_record(task, self.settings.policy, NO_FAULT, execution, changes, diff, UNVERIFIED, "", None)
+        self.audit.write(RUN_EVENT, task=task.id, record=record.to_dict())
+        self.run = self.task = None
+        ending = ENDINGS[execution.stop_reason].format(policy=self.settings.policy.name, limit=self.settings.max_steps)
+        return (
+            f"task {task.id} {ending}. {execution.steps} calls ({execution.macro_calls} to macros)"
+            f"{', degraded to micro tools' if execution.degraded else ''}; changed paths: {', '.join(changes.paths) or 'none'}. "
+            f"No verifier judges a served task. Call {START_TASK} for the next one."
+        )
+
+
+def served_task(task_id: str, prompt: str, root: Path, max_steps: int) -> Task:
+    """A task for a prompt on the served workspace. It has no task file, verifier, reference or faults (nothing
+    on the served path verifies): the task file and verifier fields name the null device, never the workspace."""
+    nothing = Path(os.devnull)
+    return Task(
+        id=task_id, family=FAMILY, prompt=prompt, path=nothing, fixture=root, fixture_ref=None, setup=None,
+        solution_overlay=None, solution_delete=(), verifier_tests=nothing, verifier_timeout=0.0, tests=(), macro=None,
+        faults=(), max_steps=max_steps,
+    )
+
+
+def new_session_id() -> str:
+    """Unique across sessions (the start time and a random suffix), so logs of several sessions can be merged."""
+    return f"mcp-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+
+
+def default_audit_path(session_id: str) -> Path:
+    """Outside any workspace, so the log's own lines never show up as changes to the served repository."""
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return state / "pytest-granularity" / "mcp" / f"{session_id}.jsonl"
+
+
+@contextmanager
+def served_root(path: Path, copy: bool) -> Iterator[Path]:
+    """The workspace to serve: ``path`` itself (in place: the user's repository is changed, deliberately),
+    or with ``copy`` a throw-away copy of it (caches and ``.git`` left out) that is removed at the end."""
+    if not copy:
+        yield path
+        return
+    root = Path(tempfile.mkdtemp(prefix="granularity-mcp-")).resolve()
+    try:
+        overlay(root, path)
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,235 @@
+"""The MCP server, driven by the SDK's own clients: in memory, and once as a real stdio subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+
+from conftest import REPO  # noqa: E402
+from pytest_granularity.audit import AuditLog, audit_records  # noqa: E402
+from pytest_granularity.cli import main  # noqa: E402
+from pytest_granularity.contracts import mcp_tool  # noqa: E402
+from pytest_granularity.explain import explain_routing  # noqa: E402
+from pytest_granularity.failures import InjectedFault  # noqa: E402
+from pytest_granularity.features import compute  # noqa: E402
+from pytest_granularity.macros import MacroRegistry  # noqa: E402
+from pytest_granularity.mcp_server import build_server  # noqa: E402
+from pytest_granularity.policies import FIXED_POLICIES  # noqa: E402
+from pytest_granularity.routing import heuristic_policy  # noqa: E402
+from pytest_granularity.tool_session import ServeSettings, ToolSession, served_root  # noqa: E402
+from pytest_granularity.tools import MICRO_TOOLS  # noqa: E402
+from pytest_granularity.workspace import Workspace, read_tree  # noqa: E402
+
+MACROS = MacroRegistry.load()
+FIX = {"files": ["calc/ops.py"], "old": "SCALE = 2", "new": "SCALE = 1"}
+MISFIT = {**FIX, "old": "SCALE = 3"}
+EDIT = {"path": "calc/ops.py", "old": "SCALE = 2", "new": "SCALE = 1"}
+
+
+def early_fault(point, macro, args, root):
+    if point == "early":
+        raise InjectedFault(f"injected early fault in {macro}")
+
+
+@pytest.fixture
+def repo(fix_add, tmp_path) -> Path:
+    """A repository to serve in place: the fix-add task's starting files, in this test's own folder."""
+    return Workspace.for_task(fix_add, parent=tmp_path).root
+
+
+def session(repo: Path, tmp_path: Path, policy=None, fault=None) -> ToolSession:
+    settings = ServeSettings(policy or heuristic_policy(), MACROS, **({"fault": fault} if fault else {}))
+    return ToolSession(repo, settings, AuditLog(tmp_path / "audit.jsonl", {"session": "mcp-test"}), "mcp-test")
+
+
+def names(listing) -> list[str]:
+    return [t.name for t in listing.tools]
+
+
+def events(tmp_path: Path) -> list[dict]:
+    return [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+
+
+async def call(client, name, args):
+    result = await client.call_tool(name, args)
+    return result.is_error, result.content[0].text
+
+
+def test_start_task_routes_with_the_policy_and_offers_that_modes_tools(repo, tmp_path, fix_add):
+    served = session(repo, tmp_path)
+
+    async def drive():
+        async with mcp.Client(build_server(served)) as client:
+            before = names(await client.list_tools())
+            reply = await call(client, "start_task", {"prompt": fix_add.prompt})
+            return before, reply, (await client.list_tools()).tools
+
+    before, (is_error, text), tools = anyio.run(drive)
+    assert before == ["start_task"] and not is_error
+    assert text.startswith("task mcp-test-1 starts in macro mode (policy heuristic).")
+    assert explain_routing(compute(fix_add.prompt, read_tree(repo), MACROS)) in text
+    assert [t.name for t in tools] == ["move_module", "replace_and_verify", "summarize_module", "finish"]
+    exported = mcp_tool(MACROS.get("replace_and_verify"))
+    replace = next(t for t in tools if t.name == "replace_and_verify")
+    assert replace.input_schema == exported["inputSchema"]
+    assert replace.annotations.destructive_hint is True and replace.annotations.read_only_hint is False
+
+
+def test_the_micro_policy_offers_micro_tools_that_validate_arguments_and_refuse_escapes(repo, tmp_path, fix_add):
+    served = session(repo, tmp_path, FIXED_POLICIES["micro"])
+
+    async def drive():
+        async with mcp.Client(build_server(served)) as client:
+            await call(client, "start_task", {"prompt": fix_add.prompt})
+            tools = (await client.list_tools()).tools
+            return tools, await call(client, "read_file", {}), await call(client, "read_file", {"path": "../outside.txt"})
+
+    tools, missing, escape = anyio.run(drive)
+    assert [t.name for t in tools] == list(MICRO_TOOLS)
+    assert next(t for t in tools if t.name == "read_file").annotations.read_only_hint is True
+    assert missing == (True, "error: invalid arguments for read_file (<root>): 'path' is a required property")
+    assert escape == (True, "error: path '../outside.txt' uses '..' and would leave the workspace")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_an_early_fault_degrades_to_micro_tools_one_way_and_says_so(repo, tmp_path, fix_add, mode):
+    served = session(repo, tmp_path, FIXED_POLICIES["hybrid"], early_fault)
+    notices = []
+
+    async def note(message):
+        notices.append(getattr(message, "method", ""))
+
+    async def drive():
+        async with mcp.Client(build_server(served), mode=mode, message_handler=note) as client:
+            await call(client, "start_task", {"prompt": fix_add.prompt})
+            if client.protocol_version == "2026-07-28":
+                async with client.listen(tools_list_changed=True) as events_:
+                    failed = await call(client, "replace_and_verify", FIX)
+                    with anyio.fail_after(5):
+                        notices.append(type(await events_.__anext__()).__name__)
+            else:
+                failed = await call(client, "replace_and_verify", FIX)
+            after = names(await client.list_tools())
+            return failed, after, await call(client, "replace_and_verify", FIX), await call(client, "edit_file", EDIT)
+
+    (is_error, text), after, again, edited = anyio.run(drive)
+    assert is_error and text.startswith("replace_and_verify failed (executor_exception): InjectedFault: injected early fault")
+    assert "Macro skills are no longer available" in text and text.endswith("tools offered now: " + ", ".join(MICRO_TOOLS))
+    assert ("ToolsListChanged" if mode == "auto" else "notifications/tools/list_changed") in notices
+    assert after == list(MICRO_TOOLS)
+    assert again[0] and again[1].startswith("error: 'replace_and_verify' is not offered now (micro)")
+    assert edited == (False, "edited calc/ops.py")
+    calls = [e for e in events(tmp_path) if e["event"] == "call"]
+    assert calls[0]["transitions"] == [
+        "macro --macro_failed(replace_and_verify)--> classify", "classify --failure_classified(executor_exception)--> decide",
+        "decide --degrade--> degrade", "degrade --switch_to_micro--> micro",
+    ]
+    assert calls[0]["state"] == "micro" and calls[0]["offered"] == list(MICRO_TOOLS)
+
+
+def test_a_tool_that_is_not_offered_is_refused_and_audited(repo, tmp_path, fix_add):
+    served = session(repo, tmp_path)
+
+    async def drive():
+        async with mcp.Client(build_server(served)) as client:
+            early = await call(client, "edit_file", EDIT)
+            await call(client, "start_task", {"prompt": fix_add.prompt})
+            return early, await call(client, "edit_file", EDIT), await call(client, "start_task", {"prompt": "again"})
+
+    early, in_macro_mode, restart = anyio.run(drive)
+    assert early == (True, "error: 'edit_file' is not offered now (no task); the tools offered now are: start_task")
+    assert in_macro_mode[0] and in_macro_mode[1].startswith("error: 'edit_file' is not offered now (macro)")
+    assert restart[0] and "not offered now (macro)" in restart[1]
+    assert "SCALE = 2" in (repo / "calc" / "ops.py").read_text()
+    refused = [e for e in events(tmp_path) if e["event"] == "refused"]
+    assert [(e["task"], e["tool"]) for e in refused] == [(None, "edit_file"), ("mcp-test-1", "edit_file"), ("mcp-test-1", "start_task")]
+
+
+def test_the_macro_policy_ends_the_task_at_a_failure_and_the_log_reads_back(repo, tmp_path, fix_add, capsys):
+    served = session(repo, tmp_path, FIXED_POLICIES["macro"])
+
+    async def drive():
+        async with mcp.Client(build_server(served)) as client:
+            await call(client, "start_task", {"prompt": fix_add.prompt})
+            return await call(client, "replace_and_verify", MISFIT), names(await client.list_tools())
+
+    (is_error, text), after = anyio.run(drive)
+    served.close()
+    assert is_error and "task mcp-test-1 stopped: the macro failed and policy macro does not recover" in text
+    assert after == ["start_task"]
+    (record,) = audit_records(tmp_path / "audit.jsonl")
+    assert (record.outcome, record.stop_reason, record.failure_class, record.degraded) == ("unverified", "macro_failed", "precondition_mismatch", False)
+    assert record.transitions[-1] == "decide --stop--> verify" and record.macro_log[0]["macro"] == "replace_and_verify"
+    assert main(["report", "-v", str(tmp_path / "audit.jsonl")]) == 0
+    assert "mcp-test-1  macro   none   unverified  1      " in capsys.readouterr().out
+
+
+def test_closing_the_session_records_the_open_task(repo, tmp_path, fix_add):
+    served = session(repo, tmp_path)
+    served.call("start_task", {"prompt": fix_add.prompt})
+    served.call("replace_and_verify", MISFIT)
+    served.close()
+    (record,) = audit_records(tmp_path / "audit.jsonl")
+    assert (record.stop_reason, record.degraded, record.steps, record.mode) == ("session_closed", True, 1, "macro")
+
+
+def test_start_task_arguments_are_validated(repo, tmp_path):
+    reply = session(repo, tmp_path).call("start_task", {"prompt": ""})
+    assert reply.is_error and reply.text == "error: invalid arguments for start_task (prompt): '' should be non-empty"
+
+
+def test_a_copy_is_served_and_removed(repo):
+    with served_root(repo, copy=True) as root:
+        assert root != repo and read_tree(root) == read_tree(repo)
+        (root / "calc" / "ops.py").write_text("changed")
+    assert not root.exists() and "SCALE = 2" in (repo / "calc" / "ops.py").read_text()
+    with served_root(repo, copy=False) as root:
+        assert root == repo
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--policy", "clever"], "unknown policy 'clever'"),
+        (["--policy", "learned", "--router", "missing.json"], "missing.json: cannot read the router"),
+        (["--audit", "{repo}/audit.jsonl"], "is inside the served workspace"),
+    ],
+)
+def test_serve_mcp_refuses_bad_options_with_a_clear_message(repo, capsys, args, message):
+    assert main(["serve-mcp", str(repo), *(a.format(repo=repo) for a in args)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_real_stdio_session_routes_fails_degrades_finishes_and_reads_back(repo, tmp_path, fix_add, capsys):
+    audit = tmp_path / "stdio-audit.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = ["-m", "pytest_granularity.cli", "serve-mcp", str(repo), "--policy", "hybrid", "--audit", str(audit)]
+    server = mcp.StdioServerParameters(command=sys.executable, args=command, env=env, cwd=str(tmp_path))
+
+    async def drive():
+        async with mcp.Client(server, mode="legacy") as client:
+            started = await call(client, "start_task", {"prompt": fix_add.prompt})
+            failed = await call(client, "replace_and_verify", MISFIT)
+            tools = names(await client.list_tools())
+            edited = await call(client, "edit_file", EDIT)
+            return started, failed, tools, edited, await call(client, "finish", {"summary": "SCALE fixed"})
+
+    started, failed, tools, edited, finished = anyio.run(drive)
+    assert "starts in macro mode (policy hybrid)" in started[1]
+    assert failed[0] and failed[1].startswith("replace_and_verify failed (precondition_mismatch)")
+    assert tools == list(MICRO_TOOLS) and edited == (False, "edited calc/ops.py")
+    assert "finished. 2 calls (1 to macros), degraded to micro tools; changed paths: calc/ops.py" in finished[1]
+    assert "SCALE = 1" in (repo / "calc" / "ops.py").read_text()
+    (record,) = audit_records(audit)
+    assert (record.policy, record.failure_class, record.degraded, record.stop_reason) == ("hybrid", "precondition_mismatch", True, "finished")
+    assert record.transitions[-2:] == ["degrade --switch_to_micro--> micro", "micro --finish--> verify"]
+    assert main(["report", str(audit)]) == 0
+    assert "hybrid  none   1     0.000    [0.000, 0.000]  2.00 / 2" in capsys.readouterr().out
