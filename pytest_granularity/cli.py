@@ -184,6 +184,8 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     except ImportError:
         print("granularity serve-mcp needs the MCP SDK: pip install 'pytest-granularity[mcp]'", file=sys.stderr)
         return 2
+    from contextlib import ExitStack
+
     from .audit import AuditLog
     from .macros import MacroRegistry
     from .routing import Router, policy_named
@@ -202,7 +204,8 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         return 2
     session_id = new_session_id()
     audit_path = (args.audit or default_audit_path(session_id)).resolve()
-    with served_root(source, args.copy) as root:
+    with ExitStack() as stack:
+        root = stack.enter_context(served_root(source, args.copy))
         if root == audit_path or root in audit_path.parents:
             print(f"granularity serve-mcp: --audit {audit_path} is inside the served workspace; its lines would count as changes", file=sys.stderr)
             return 2
@@ -210,10 +213,8 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         audit = AuditLog(audit_path, {"session": session_id, "workspace": str(root), "source": str(source), "in_place": not args.copy, "policy": policy.name})
         print(f"granularity serve-mcp: serving {where}, policy {policy.name}, audit log {audit_path}", file=sys.stderr)
         session = ToolSession(root, ServeSettings(policy, macros, router, args.router, args.max_steps), audit, session_id)
-        try:
-            serve_stdio(session)
-        finally:
-            session.close()
+        stack.callback(session.close)
+        serve_stdio(session, on_stop=stack.close)
     return 0
 
 

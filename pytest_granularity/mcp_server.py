@@ -11,7 +11,9 @@ that imports the SDK, and only ``serve-mcp`` imports it.
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import signal
+from typing import Any, Callable
 
 import anyio
 import anyio.to_thread
@@ -35,12 +37,17 @@ INSTRUCTIONS = (
 
 
 def build_server(session: ToolSession) -> Server[Any]:
-    """A low-level server whose tools are the session's offer of the moment."""
+    """A low-level server whose tools are the session's offer of the moment.
+
+    Calls run one at a time in a worker thread (macros and ``run_tests`` block); a listing waits
+    for the call in progress, so it never shows a state half-way through a step.
+    """
     bus = InMemorySubscriptionBus()
     lock = anyio.Lock()
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in session.tools()])
+        async with lock:
+            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in session.tools()])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         async with lock:
@@ -62,8 +69,19 @@ async def _announce_tools_changed(ctx: ServerRequestContext[Any], bus: InMemoryS
         await ctx.session.send_tool_list_changed()
 
 
-def serve_stdio(session: ToolSession) -> None:
-    """Serve ``session`` on stdin/stdout until the client closes the connection."""
+def serve_stdio(session: ToolSession, on_stop: Callable[[], None]) -> None:
+    """Serve ``session`` on stdin/stdout until the client closes the connection.
+
+    On SIGTERM, ``on_stop`` runs (it waits for a call in progress, writes the open task's record
+    and removes a copy) and the process exits at once: the SDK's stdin reader is a blocking read
+    in a thread that only the client closing stdin would end.
+    """
+
+    def stop(signum: int, frame: Any) -> None:
+        on_stop()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     server = build_server(session)
 
     async def main() -> None:

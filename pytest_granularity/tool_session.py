@@ -15,6 +15,7 @@ import os
 import secrets
 import shutil
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -82,7 +83,9 @@ class ToolSession:
         self.session_id = session_id
         self.run: Run | None = None
         self.task: Task | None = None
+        self.closed = False
         self._tasks = 0
+        self._lock = threading.Lock()
 
     def offered(self) -> list[str]:
         """The names of the tools that may be called now: ``start_task`` between tasks, else the run's tool list."""
@@ -97,7 +100,24 @@ class ToolSession:
         return [micro_tool(MICRO_TOOLS[name]) if name in MICRO_TOOLS else mcp_tool(self._macro(name)) for name in self.offered()]
 
     def call(self, name: str, arguments: dict[str, Any]) -> Reply:
-        """Answer one tool call; refuse any tool not offered now."""
+        """Answer one tool call; refuse any tool not offered now. One call at a time, never after ``close``."""
+        with self._lock:
+            if self.closed:
+                return Reply("error: the session is closed", is_error=True)
+            return self._answer(name, arguments)
+
+    def close(self) -> None:
+        """After the call in progress: end the open task, if any, so its run record is written; close the log."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            if self.run is not None:
+                self.run.execution.stop_reason = STOP_SESSION_CLOSED
+                self._end()
+            self.audit.close()
+
+    def _answer(self, name: str, arguments: dict[str, Any]) -> Reply:
         before = self.offered()
         if name not in before:
             state = self.run.machine.state.value if self.run else "no task"
@@ -109,13 +129,6 @@ class ToolSession:
         if after == before:
             return reply
         return replace(reply, text=f"{reply.text}\n\ntools offered now: {', '.join(after)}", tools_changed=True)
-
-    def close(self) -> None:
-        """End the task in progress, if any, so its run record is written; then close the log."""
-        if self.run is not None:
-            self.run.execution.stop_reason = STOP_SESSION_CLOSED
-            self._end()
-        self.audit.close()
 
     def _start(self, arguments: dict[str, Any]) -> Reply:
         error = first_error(START_TASK_TOOL["inputSchema"], arguments)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -233,3 +235,40 @@ def test_a_real_stdio_session_routes_fails_degrades_finishes_and_reads_back(repo
     assert record.transitions[-2:] == ["degrade --switch_to_micro--> micro", "micro --finish--> verify"]
     assert main(["report", str(audit)]) == 0
     assert "hybrid  none   1     0.000    [0.000, 0.000]  2.00 / 2" in capsys.readouterr().out
+
+
+def test_the_circuit_breaker_holds_across_the_tasks_of_a_session(repo, tmp_path, fix_add):
+    def crash(point, macro, args, root):
+        if point == "early":
+            raise RuntimeError("the runtime crashed")
+
+    settings = ServeSettings(FIXED_POLICIES["hybrid"], MacroRegistry.load(breaker=2), fault=crash)
+    served = ToolSession(repo, settings, AuditLog(tmp_path / "audit.jsonl", {}), "mcp-test")
+    for _ in range(2):
+        served.call("start_task", {"prompt": fix_add.prompt})
+        assert "replace_and_verify failed (executor_exception): RuntimeError" in served.call("replace_and_verify", FIX).text
+        served.call("finish", {})
+    served.call("start_task", {"prompt": fix_add.prompt})
+    assert served.offered() == ["move_module", "summarize_module", "finish"]
+    assert served.call("replace_and_verify", FIX).text.startswith("error: 'replace_and_verify' is not offered now (macro)")
+
+
+def test_sigterm_ends_the_server_cleanly_and_records_the_open_task(repo, tmp_path):
+    audit = tmp_path / "term.jsonl"
+    command = [sys.executable, "-m", "pytest_granularity.cli", "serve-mcp", str(repo), "--audit", str(audit)]
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)})
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "start_task", "arguments": {"prompt": "Fix calc/ops.py"}}},
+    ):
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+    while json.loads(server.stdout.readline()).get("id") != 2:
+        pass
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=60) == 0
+    server.stdin.close(), server.stdout.close(), server.stderr.close()
+    (record,) = audit_records(audit)
+    assert record.stop_reason == "session_closed" and record.steps == 0
