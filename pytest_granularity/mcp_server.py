@@ -25,7 +25,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import __version__
+from . import __version__, interrupts
 from .tool_session import ToolSession
 
 SERVER_NAME = "pytest-granularity"
@@ -72,12 +72,14 @@ async def _announce_tools_changed(ctx: ServerRequestContext[Any], bus: InMemoryS
 def serve_stdio(session: ToolSession, on_stop: Callable[[], None]) -> None:
     """Serve ``session`` on stdin/stdout until the client closes the connection.
 
-    On SIGTERM, ``on_stop`` runs (it waits for a call in progress, writes the open task's record
-    and removes a copy) and the process exits at once: the SDK's stdin reader is a blocking read
-    in a thread that only the client closing stdin would end.
+    On SIGTERM, the process groups of a call in progress (a macro's runtime, ``run_tests``) are
+    killed so the call ends now, ``on_stop`` runs (it waits for that call, writes the open task's
+    record and removes a copy), and the process exits at once: the SDK's stdin reader is a
+    blocking read in a thread that only the client closing stdin would end.
     """
 
     def stop(signum: int, frame: Any) -> None:
+        interrupts.cleanup()
         on_stop()
         os._exit(0)
 
