@@ -163,11 +163,10 @@ class ToolSession:
         run = self.run
         assert run is not None and self.task is not None
         execution = run.execution
-        messages, macro_calls, transitions = len(run.transcript.messages), execution.macro_calls, len(run.machine.log)
+        messages, failure, transitions = len(run.transcript.messages), execution.failure, len(run.machine.log)
         going = run.step(ToolCall(name, arguments))
         text = "\n\n".join(m.content for m in run.transcript.messages[messages + 1 :])
-        macro_failed = execution.macro_calls > macro_calls and execution.calls[-1]["failure_class"] is not None
-        is_error = macro_failed or text.startswith("error:")
+        is_error = execution.failure is not failure or text.startswith("error:")
         self.audit.write(
             "call", task=self.task.id, tool=name, arguments=arguments, is_error=is_error, result=text,
             state=run.machine.state.value, transitions=run.machine.log[transitions:], offered=self.offered(),
