@@ -46,7 +46,7 @@ DEFAULT_MAX_STEPS = 100
 STOP_SESSION_CLOSED = "session_closed"
 ENDINGS = {
     STOP_FINISHED: "finished",
-    STOP_MACRO_FAILED: "stopped: the macro failed and policy {policy} does not recover; the workspace is as the macro left it",
+    STOP_MACRO_FAILED: "stopped after a {failure} failure: policy {policy} does not recover; the workspace is left as it is",
     STOP_STEP_LIMIT: "stopped at the step limit of {limit} calls; that call was not run",
     STOP_SESSION_CLOSED: "stopped: the client closed the session",
 }
@@ -186,7 +186,8 @@ class ToolSession:
         record = run_record(task, self.settings.policy, NO_FAULT, execution, changes, diff, UNVERIFIED, "", None)
         self.audit.write(RUN_EVENT, task=task.id, record=record.to_dict())
         self.run = self.task = None
-        ending = ENDINGS[execution.stop_reason].format(policy=self.settings.policy.name, limit=self.settings.max_steps)
+        failure = execution.failure.failure_class if execution.failure else None
+        ending = ENDINGS[execution.stop_reason].format(policy=self.settings.policy.name, limit=self.settings.max_steps, failure=failure)
         return (
             f"task {task.id} {ending}. {execution.steps} calls ({execution.macro_calls} to macros)"
             f"{', degraded to micro tools' if execution.degraded else ''}; changed paths: {', '.join(changes.paths) or 'none'}. "

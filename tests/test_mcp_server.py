@@ -165,7 +165,7 @@ def test_the_macro_policy_ends_the_task_at_a_failure_and_the_log_reads_back(repo
 
     (is_error, text), after = anyio.run(drive)
     served.close()
-    assert is_error and "task mcp-test-1 stopped: the macro failed and policy macro does not recover" in text
+    assert is_error and "task mcp-test-1 stopped after a precondition_mismatch failure: policy macro does not recover" in text
     assert after == ["start_task"]
     (record,) = audit_records(tmp_path / "audit.jsonl")
     assert (record.outcome, record.stop_reason, record.failure_class, record.degraded) == ("unverified", "macro_failed", "precondition_mismatch", False)
@@ -272,3 +272,16 @@ def test_sigterm_ends_the_server_cleanly_and_records_the_open_task(repo, tmp_pat
     server.stdin.close(), server.stdout.close(), server.stderr.close()
     (record,) = audit_records(audit)
     assert record.stop_reason == "session_closed" and record.steps == 0
+
+
+def test_finishing_the_macro_phase_without_a_successful_macro_is_a_failure_the_recovery_decides(repo, tmp_path, fix_add):
+    hybrid = session(repo, tmp_path, FIXED_POLICIES["hybrid"])
+    hybrid.call("start_task", {"prompt": fix_add.prompt})
+    reply = hybrid.call("finish", {})
+    assert reply.is_error and reply.tools_changed and "No macro skill was applied (precondition_mismatch)" in reply.text
+    assert hybrid.offered() == list(MICRO_TOOLS) and hybrid.run.machine.log[-1] == "degrade --switch_to_micro--> micro"
+    macro = session(repo, tmp_path / "macro", FIXED_POLICIES["macro"])
+    macro.call("start_task", {"prompt": fix_add.prompt})
+    reply = macro.call("finish", {})
+    assert reply.is_error and "stopped after a precondition_mismatch failure: policy macro does not recover" in reply.text
+    assert macro.offered() == ["start_task"]
