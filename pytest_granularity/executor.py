@@ -8,7 +8,14 @@ workspace, with a message that says what failed and what it changed (so recovery
 counted). Ending the macro phase without a successful macro call (the agent found no macro
 that applies and called ``finish``) is an observed failure too: ``precondition_mismatch``, and
 the same recovery decision follows. Every transition is recorded. A runaway agent is stopped at
-the step limit as a failed run, not an error.
+the step limit (or the token budget) as a failed run, not an error.
+
+What a model may do wrong is part of the benchmark: a reply with text and no tool call is
+billed and answered with a nudge; several tool calls in one reply run in order (and the record
+says so); malformed arguments and unknown tools get an error observation, except a macro's
+malformed arguments, which are its ``protocol_failure``. An exception from the agent ends the
+run where it is, with the transcript so far: a context-length error as a failure, anything
+else as an error.
 """
 
 from __future__ import annotations
@@ -17,8 +24,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .agents import Agent
-from .failures import PRECONDITION_MISMATCH
+from .agents import Agent, ContextLengthExceeded, InfrastructureError, as_reply
+from .failures import PRECONDITION_MISMATCH, PROTOCOL_FAILURE
 from .macros import MacroContext, MacroOutcome, MacroRegistry, invoke
 from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
@@ -26,11 +33,17 @@ from .policies import MACRO, MICRO, FailureEvent, Policy
 from .schemas import first_error
 from .tasks import Task
 from .tools import FINISH, MICRO_TOOLS, ToolContext, call_tool
-from .transcript import ToolCall, Transcript
+from .transcript import Reply, ToolCall, Transcript
 
 STOP_FINISHED = "finished"
 STOP_STEP_LIMIT = "step_limit"
 STOP_MACRO_FAILED = "macro_failed"
+STOP_TOKEN_LIMIT = "token_limit"
+STOP_CONTEXT_LENGTH = "context_length"
+STOP_INFRASTRUCTURE = "infrastructure"
+STOP_AGENT_EXCEPTION = "agent_exception"
+STOPPED_WITHOUT_VERIFYING = (STOP_TOKEN_LIMIT, STOP_CONTEXT_LENGTH, STOP_INFRASTRUCTURE, STOP_AGENT_EXCEPTION)
+"""Ends before the work is done: the verifier is not run (the step limit is one too, see runner)."""
 
 SYSTEM_PROMPT = (
     "You are a coding agent working in a Python repository. Mode: {mode}. "
@@ -46,6 +59,7 @@ NO_MACRO_NOTE = (
     "No macro skill was applied ({failure_class}): {reason}.\n"
     "Macro skills are no longer available. Finish the task with the micro tools, in this same workspace."
 )
+NUDGE = "Your reply called no tool. Every reply must call exactly one of the tools offered; call finish when the task is done."
 
 
 class State(str, Enum):
@@ -76,6 +90,8 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (State.MACRO, "finish"): State.VERIFY,
     (State.MICRO, "step_limit"): State.STOPPED,
     (State.MACRO, "step_limit"): State.STOPPED,
+    (State.MICRO, "agent_stopped"): State.STOPPED,
+    (State.MACRO, "agent_stopped"): State.STOPPED,
 }
 """The whole machine: (state, event) → next state. Degradation has no way back to MACRO."""
 
@@ -110,12 +126,20 @@ class Execution:
     transitions: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     offered: tuple[str, ...] = ()
+    nudges: int = 0
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
 
 
 @dataclass(frozen=True)
 class Limits:
+    """``max_steps`` bounds model turns (tool calls and replies without one); ``max_tokens`` the run's bill."""
+
     max_steps: int
     retrieval_k: int = DEFAULT_TOP_K
+    max_tokens: int | None = None
+    provider_tokens: bool = True
+    """Measure ``max_tokens`` in the provider's tokens when it reports them (else the local count)."""
 
 
 def execute(
@@ -128,7 +152,7 @@ def execute(
     fault: FaultPoint = no_faults,
 ) -> Execution:
     run = Run.start(task, policy, ctx, macros, limits, fault)
-    while run.step(agent.next_call(run.transcript.messages, run.transcript.tools)):
+    while (reply := _ask(run.execution, run.machine, agent)) is not None and run.reply(reply):
         pass
     return run.execution
 
@@ -168,24 +192,81 @@ class Run:
         return self.execution.transcript
 
     def step(self, call: ToolCall) -> bool:
-        """Record ``call`` and act on it; False once the run has ended."""
-        execution, machine = self.execution, self.machine
-        execution.transcript.record_call(call)
-        if call.name == FINISH and machine.state is State.MACRO and not _macro_succeeded(execution):
-            return _no_macro_applies(execution, machine, self.policy)
-        if call.name == FINISH:
-            machine.fire("finish")
-            execution.stop_reason = STOP_FINISHED
+        """Record a model call that returned just ``call`` and act on it; False once the run has ended."""
+        return self.reply(Reply(calls=(call,)))
+
+    def reply(self, reply: Reply) -> bool:
+        """Record a model call's reply and act on its tool calls in order; False once the run has ended."""
+        execution, machine, limits = self.execution, self.machine, self.limits
+        calls = execution.transcript.record_reply(reply)
+        if _over_budget(execution.transcript, limits):
+            _stop(execution, machine, STOP_TOKEN_LIMIT, f"spent more than {limits.max_tokens} tokens")
             return False
-        if execution.steps >= self.limits.max_steps:
-            machine.fire("step_limit")
-            execution.stop_reason = STOP_STEP_LIMIT
-            return False
-        execution.steps += 1
-        if machine.state is State.MACRO and call.name in self.macros:
-            return _macro_step(execution, machine, call, self.policy, self.ctx, self.macros, self.fault)
-        execution.transcript.add_observation(_micro_step(call, machine.state, self.ctx))
-        return True
+        if not calls:
+            if _at_step_limit(execution, machine, limits):
+                return False
+            execution.nudges += 1
+            execution.transcript.add_note(NUDGE)
+            return True
+        if len(calls) > 1:
+            execution.notes.append(f"model call {len(execution.transcript.calls)} returned {len(calls)} tool calls; ran them in order")
+        return all(_step(execution, machine, call, self.policy, self.ctx, self.macros, limits, self.fault) for call in calls)
+
+
+def _ask(execution: Execution, machine: Machine, agent: Agent) -> Reply | None:
+    """The agent's next reply; None when the agent failed (the run stops, the reason recorded)."""
+    transcript = execution.transcript
+    try:
+        return as_reply(agent.next_call(transcript.messages, transcript.tools))
+    except ContextLengthExceeded as exc:
+        _stop(execution, machine, STOP_CONTEXT_LENGTH, str(exc))
+    except InfrastructureError as exc:
+        _stop(execution, machine, STOP_INFRASTRUCTURE, str(exc))
+    except Exception as exc:
+        _stop(execution, machine, STOP_AGENT_EXCEPTION, f"the agent raised {type(exc).__name__}: {exc}")
+    return None
+
+
+def _stop(execution: Execution, machine: Machine, reason: str, detail: str) -> None:
+    machine.fire("agent_stopped", reason)
+    execution.stop_reason = reason
+    execution.error = detail
+
+
+def _at_step_limit(execution: Execution, machine: Machine, limits: Limits) -> bool:
+    if execution.steps + execution.nudges < limits.max_steps:
+        return False
+    machine.fire("step_limit")
+    execution.stop_reason = STOP_STEP_LIMIT
+    return True
+
+
+def _over_budget(transcript: Transcript, limits: Limits) -> bool:
+    if limits.max_tokens is None:
+        return False
+    usage = transcript.provider_usage() if limits.provider_tokens else None
+    spent = usage.prompt + usage.completion if usage is not None else transcript.tokens
+    return spent > limits.max_tokens
+
+
+def _step(
+    execution: Execution, machine: Machine, call: ToolCall, policy: Policy, ctx: ToolContext,
+    macros: MacroRegistry, limits: Limits, fault: FaultPoint,
+) -> bool:
+    """Run one tool call; False when the run ends here."""
+    if call.name == FINISH and machine.state is State.MACRO and not _macro_succeeded(execution):
+        return _no_macro_applies(execution, machine, policy, call.id)
+    if call.name == FINISH:
+        machine.fire("finish")
+        execution.stop_reason = STOP_FINISHED
+        return False
+    if _at_step_limit(execution, machine, limits):
+        return False
+    execution.steps += 1
+    if machine.state is State.MACRO and call.name in macros:
+        return _macro_step(execution, machine, call, policy, ctx, macros, fault)
+    execution.transcript.add_observation(call.id, _micro_step(call, machine.state, ctx))
+    return True
 
 
 def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
@@ -193,6 +274,8 @@ def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
     if tool is None:
         allowed = "micro tools" if state is State.MICRO else "macro skills"
         return f"error: '{call.name}' is not available; only {allowed} and finish can be called now"
+    if call.error is not None:
+        return f"error: the arguments of {call.name} are not a JSON object ({call.error}); nothing was done"
     return call_tool(tool, ctx, call.arguments).text
 
 
@@ -206,6 +289,13 @@ def _call_macro(execution: Execution, name: str, args: dict[str, Any], ctx: Tool
     execution.violations.extend(outcome.violations)
     execution.calls.append({"macro": name, "failure_class": outcome.failure_class, "seconds": round(outcome.seconds, 4)})
     return outcome
+
+
+def _malformed(execution: Execution, call: ToolCall) -> MacroOutcome:
+    """A macro call whose arguments are not JSON: its ``protocol_failure``, without running it."""
+    execution.macro_calls += 1
+    execution.calls.append({"macro": call.name, "failure_class": PROTOCOL_FAILURE, "seconds": 0.0})
+    return MacroOutcome(call.name, PROTOCOL_FAILURE, f"arguments are not a JSON object ({call.error})")
 
 
 def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set[str]) -> str | None:
@@ -228,17 +318,19 @@ def _macro_step(
     if reason is not None:
         fallback = _fallback(macros, call.name, call.arguments, tried)
         if fallback is None:
-            execution.transcript.add_observation(f"error: {call.name} is unavailable: {reason}")
+            execution.transcript.add_observation(call.id, f"error: {call.name} is unavailable: {reason}")
             return True
         machine.fire("fallback_skill", fallback)
         outcome = _call_macro(execution, fallback, call.arguments, ctx, macros, fault)
+    elif call.error is not None:
+        outcome = _malformed(execution, call)
     else:
         outcome = _call_macro(execution, call.name, call.arguments, ctx, macros, fault)
         fallback = None if outcome.ok else _fallback(macros, call.name, call.arguments, tried)
         if fallback is not None:
             machine.fire("fallback_skill", fallback)
             outcome = _call_macro(execution, fallback, call.arguments, ctx, macros, fault)
-    execution.transcript.add_observation(outcome.observation())
+    execution.transcript.add_observation(call.id, outcome.observation())
     if outcome.ok:
         machine.fire("macro_ok", outcome.macro)
         return True
@@ -252,15 +344,23 @@ def _macro_succeeded(execution: Execution) -> bool:
     return any(c["failure_class"] is None for c in execution.calls)
 
 
-def _no_macro_applies(execution: Execution, machine: Machine, policy: Policy) -> bool:
-    """The agent ended the macro phase with no successful macro call: an observed precondition mismatch."""
+def _no_macro_applies(execution: Execution, machine: Machine, policy: Policy, finish_id: str) -> bool:
+    """The agent ended the macro phase with no successful macro call: an observed precondition mismatch.
+
+    On recovery the note is the answer to that ``finish`` call, so the conversation stays valid
+    on the wire (every tool call answered) and is billed exactly as a note would be.
+    """
     outcome = MacroOutcome("", PRECONDITION_MISMATCH, NO_MACRO_REASON)
     machine.fire("no_macro_applies")
-    return _decide(execution, machine, policy, outcome, NO_MACRO_NOTE.format(failure_class=PRECONDITION_MISMATCH, reason=NO_MACRO_REASON))
+    note = NO_MACRO_NOTE.format(failure_class=PRECONDITION_MISMATCH, reason=NO_MACRO_REASON)
+    return _decide(execution, machine, policy, outcome, note, finish_id)
 
 
-def _decide(execution: Execution, machine: Machine, policy: Policy, outcome: MacroOutcome, note: str) -> bool:
-    """Classify a failure, let the policy's recovery decide; False when the run stops here."""
+def _decide(execution: Execution, machine: Machine, policy: Policy, outcome: MacroOutcome, note: str, answers: str = "") -> bool:
+    """Classify a failure, let the policy's recovery decide; False when the run stops here.
+
+    The note goes to the agent as a harness message, or as the answer to the call ``answers``.
+    """
     execution.failure = outcome
     machine.fire(FAILURE_EVENT, outcome.failure_class or "")
     event = FailureEvent(
@@ -274,7 +374,10 @@ def _decide(execution: Execution, machine: Machine, policy: Policy, outcome: Mac
         execution.stop_reason = STOP_MACRO_FAILED
         return False
     machine.fire("degrade")
-    execution.transcript.add_note(note)
+    if answers:
+        execution.transcript.add_observation(answers, note)
+    else:
+        execution.transcript.add_note(note)
     execution.transcript.set_tools(_micro_schemas())
     machine.fire("switch_to_micro")
     execution.degraded = True

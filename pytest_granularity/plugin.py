@@ -46,6 +46,8 @@ from .runner import RunSettings, run_task
 from .schemas import DefinitionError
 from .tasks import FAULTS, TASK_FILE, Task, TaskError, load_task
 
+pytest_plugins = ["pytest_granularity.model_plugin"]
+
 NO_FAULT = "none"
 FAULT_SETS = ("declared", "all")
 settings_key = pytest.StashKey[RunSettings]()
@@ -159,6 +161,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ContractSession(_macro_roots(config)), "granularity-contracts")
     if not config.getoption("--granularity", None):
         return
+    from .model_plugin import run_settings
+
     macros = _macro_registry(config)
     config.stash[policies_key] = _selected_policies(config, macros)
     config.stash[fault_set_key] = _fault_set(config)
@@ -172,6 +176,7 @@ def pytest_configure(config: pytest.Config) -> None:
         max_steps=config.getoption("--granularity-max-steps"),
         retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
         seed=_int_setting(config, "--granularity-seed", "granularity_seed", 0),
+        **run_settings(config),
     )
     config.stash[gate_key] = _gate_settings(config)
     collector = RunCollector(config)

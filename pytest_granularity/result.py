@@ -15,6 +15,10 @@ RECORD_KEY = "granularity_run"
 """The name under which a run's record travels in a test report's ``user_properties``."""
 UNVERIFIED = "unverified"
 """The outcome of a task served over MCP: no verifier judges it, so it never counts as a success."""
+LOCAL, PROVIDER = "local", "provider"
+"""Token sources: ``tokens``, ``prompt_tokens`` and ``completion_tokens`` are the local cl100k count
+(DESIGN §4) or, when the agent reported the provider's usage and that source was chosen, the
+provider's figures. ``local_tokens`` always keeps the local count; ``provider_*`` the provider's."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,14 @@ class RunResult:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     epoch: int = 0
     seed: int = 0
+    provider_prompt_tokens: int | None = None
+    provider_completion_tokens: int | None = None
+    provider_cached_tokens: int | None = None
+    token_source: str = LOCAL
+    local_tokens: int | None = None
+    cost: float | None = None
+    notes: list[str] = field(default_factory=list)
+    model_calls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def success(self) -> bool:

@@ -1,7 +1,8 @@
 """One run, start to end: task, workspace, policy and executor, verifier, result.
 
 This is the one place that wires the chain together; every module it calls knows only its own
-link. The workspace is removed when the run ends, whatever happened.
+link. The workspace is removed when the run ends, whatever happened, and no exception from an
+agent escapes: a run that could not even build its agent is an error result too.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .agents import AgentFactory
-from .executor import STOP_STEP_LIMIT, Execution, Limits, execute
+from .agents import AgentFactory, setup_for
+from .executor import (
+    STOP_AGENT_EXCEPTION, STOP_INFRASTRUCTURE, STOP_STEP_LIMIT, STOPPED_WITHOUT_VERIFYING, Execution, Limits, execute,
+)
 from .macros import MacroRegistry
 from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
 from .policies import Policy
-from .result import ERROR, FAILED, PASSED, RunResult
+from .result import ERROR, FAILED, LOCAL, PASSED, PROVIDER, RunResult
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, ToolContext
 from .verify import verify
@@ -34,6 +37,9 @@ class RunSettings:
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     workspace_parent: Path | None = None
     seed: int = 0
+    max_tokens: int | None = None
+    token_source: str = PROVIDER
+    """``provider``: count the provider's usage where the agent reports it; ``local``: always cl100k."""
 
 
 def run_task(
@@ -41,28 +47,35 @@ def run_task(
 ) -> RunResult:
     """Run once; epoch ``k`` of a repeated cell gets the seed ``settings.seed + k``."""
     seed = settings.seed + epoch
+    return dataclasses.replace(_run(task, policy, fault, settings, fault_point, seed), epoch=epoch, seed=seed)
+
+
+def _run(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint, seed: int) -> RunResult:
     try:
         workspace = Workspace.for_task(task, settings.workspace_parent)
     except WorkspaceError as exc:
-        return RunResult(
-            task=task.id, family=task.family, policy=policy.name, fault=fault, outcome=ERROR, mode="", steps=0,
-            tokens=0, prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0,
-            stop_reason="infrastructure", error=str(exc), epoch=epoch, seed=seed,
-        )
+        return _error(task, policy, fault, STOP_INFRASTRUCTURE, str(exc))
     with workspace:
-        agent = settings.agent(task, workspace.initial, seed)
+        try:
+            agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
+        except Exception as exc:
+            return _error(task, policy, fault, STOP_AGENT_EXCEPTION, f"the agent could not be built: {type(exc).__name__}: {exc}")
         ctx = ToolContext(workspace, task.tests, settings.test_timeout)
-        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k)
+        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k, settings.max_tokens, settings.token_source == PROVIDER)
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
         diff = bounded(workspace.diff(), MAX_DIFF_CHARS)
-        if execution.stop_reason == STOP_STEP_LIMIT:
+        if execution.stop_reason in (STOP_INFRASTRUCTURE, STOP_AGENT_EXCEPTION):
+            outcome, output, error = ERROR, "", execution.error
+        elif execution.stop_reason == STOP_STEP_LIMIT:
             outcome, output, error = FAILED, f"stopped at the step limit ({execution.steps} steps)", None
+        elif execution.stop_reason in STOPPED_WITHOUT_VERIFYING:
+            outcome, output, error = FAILED, f"stopped ({execution.stop_reason}): {execution.error}", None
         else:
             verdict = verify(task, workspace)
             outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
             output, error = verdict.output, verdict.infrastructure_error
-    return dataclasses.replace(run_record(task, policy, fault, execution, changes, diff, outcome, output, error), epoch=epoch, seed=seed)
+    return run_record(task, policy, fault, execution, changes, diff, outcome, output, error, settings.token_source)
 
 
 def bounded(text: str, limit: int) -> str:
@@ -72,11 +85,23 @@ def bounded(text: str, limit: int) -> str:
     return text[:limit] + f"\n... diff truncated: {len(text) - limit} more characters\n"
 
 
+def _error(task: Task, policy: Policy, fault: str, stop_reason: str, error: str) -> RunResult:
+    return RunResult(
+        task=task.id, family=task.family, policy=policy.name, fault=fault, outcome=ERROR, mode="", steps=0,
+        tokens=0, prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0, stop_reason=stop_reason, error=error,
+    )
+
+
 def run_record(
-    task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, diff: str, outcome: str, output: str, error: str | None
+    task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, diff: str, outcome: str, output: str, error: str | None,
+    token_source: str = PROVIDER,
 ) -> RunResult:
     """The record of a finished execution; also what the MCP server writes to its audit log for a served task."""
     transcript = execution.transcript
+    usage = transcript.provider_usage()
+    billed = usage is not None and token_source == PROVIDER
+    prompt = usage.prompt if usage and billed else transcript.prompt_tokens
+    completion = usage.completion if usage and billed else transcript.completion_tokens
     return RunResult(
         task=task.id,
         family=task.family,
@@ -85,9 +110,9 @@ def run_record(
         outcome=outcome,
         mode=execution.mode,
         steps=execution.steps,
-        tokens=transcript.tokens,
-        prompt_tokens=transcript.prompt_tokens,
-        completion_tokens=transcript.completion_tokens,
+        tokens=prompt + completion,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
         tool_calls=execution.steps,
         macro_calls=execution.macro_calls,
         created=list(changes.created),
@@ -103,4 +128,12 @@ def run_record(
         diff=diff,
         error=error,
         transcript=transcript.to_list(),
+        provider_prompt_tokens=usage.prompt if usage else None,
+        provider_completion_tokens=usage.completion if usage else None,
+        provider_cached_tokens=usage.cached if usage else None,
+        token_source=PROVIDER if billed else LOCAL,
+        local_tokens=transcript.tokens,
+        cost=usage.cost if usage else None,
+        notes=list(execution.notes),
+        model_calls=[c.exchange for c in transcript.calls if c.exchange is not None],
     )

@@ -3,14 +3,22 @@
 Token model, exactly: for model call *i*, prompt tokens are the system message, the schemas of
 the tools allowed at that call and every message before call *i*; completion tokens are the
 assistant message *i*. Each message costs ``MESSAGE_OVERHEAD`` tokens of framing plus its role
-and content (an assistant message's content is its tool name and JSON arguments); each call's
-prompt also pays ``REPLY_PRIMING`` tokens. Every message is tokenised once.
+and content (an assistant message's content is its text, then each tool call's name and JSON
+arguments); each call's prompt also pays ``REPLY_PRIMING`` tokens. Every message is tokenised
+once. Tool-call ids are framing, not content: they are not counted.
+
+The messages are the wire format for real: an assistant message carries ``tool_calls`` with
+deterministic ids (``call_1``, ``call_2``, ... in the order the run made them), and every
+observation is a ``tool`` message answering one of them. A note from the harness (a ``user``
+message) that arrives while an assistant message still has unanswered calls waits until the
+last of them is answered, so the message order stays valid for any chat-completions server.
+A model call may also carry the provider's own ``usage``, kept beside the local count.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .tokens import count_tokens
@@ -21,37 +29,75 @@ REPLY_PRIMING = 3
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool call as a model emits it: a tool name and its JSON arguments."""
+    """One tool call as a model emits it: a tool name and its JSON arguments.
+
+    ``raw`` is the arguments text exactly as a model sent it, when it came from a model;
+    ``error`` says why that text is not a JSON object (then ``arguments`` is empty).
+    """
 
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    id: str = ""
+    raw: str | None = None
+    error: str | None = None
 
     def arguments_json(self) -> str:
         return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
+
+    def arguments_text(self) -> str:
+        return self.raw if self.raw is not None else self.arguments_json()
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a provider reports for one model call; ``cached`` is None when it does not say, ``cost`` when no price is known."""
+
+    prompt: int
+    completion: int
+    cached: int | None = None
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model call's answer: text, tool calls (zero or more), and what the call cost and carried.
+
+    ``exchange`` is the request and response as they went over the wire (without the messages
+    and tool schemas, which are the transcript's), for agents that talk to a server.
+    """
+
+    content: str = ""
+    calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
+    exchange: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class Message:
     role: str
     content: str = ""
-    tool_call: ToolCall | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
 
     def text(self) -> str:
-        if self.tool_call is None:
-            return self.content
-        return self.tool_call.name + self.tool_call.arguments_json()
+        return self.content + "".join(c.name + c.arguments_text() for c in self.tool_calls)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"role": self.role, "content": self.content}
-        if self.tool_call is not None:
-            data["tool_call"] = {"name": self.tool_call.name, "arguments": self.tool_call.arguments}
-        return data
+        """The message as a chat-completions request carries it."""
+        if self.tool_calls:
+            calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}} for c in self.tool_calls]
+            return {"role": self.role, "content": self.content or None, "tool_calls": calls}
+        if self.role == "tool":
+            return {"role": self.role, "tool_call_id": self.tool_call_id, "content": self.content}
+        return {"role": self.role, "content": self.content}
 
 
 @dataclass(frozen=True)
 class ModelCall:
     prompt_tokens: int
     completion_tokens: int
+    usage: Usage | None = None
+    exchange: dict[str, Any] | None = None
 
     @property
     def tokens(self) -> int:
@@ -73,6 +119,9 @@ class Transcript:
         self.messages: list[Message] = []
         self.calls: list[ModelCall] = []
         self._history_tokens = 0
+        self._tool_calls = 0
+        self._unanswered: list[str] = []
+        self._held_notes: list[str] = []
         self.set_tools(tools)
         self._append(Message("system", system))
         self._append(Message("user", user))
@@ -82,19 +131,33 @@ class Transcript:
         self.tools = tools
         self._tools_tokens = tools_tokens(tools)
 
-    def record_call(self, call: ToolCall) -> None:
-        """Bill a model call that returned ``call``, then append it as the assistant message."""
-        assistant = Message("assistant", tool_call=call)
+    def record_reply(self, reply: Reply) -> tuple[ToolCall, ...]:
+        """Bill a model call that returned ``reply``, append it as the assistant message; its calls, with ids."""
+        calls = tuple(replace(c, id=f"call_{self._tool_calls + n}") for n, c in enumerate(reply.calls, 1))
+        self._tool_calls += len(calls)
+        assistant = Message("assistant", reply.content, calls)
         prompt = self._tools_tokens + self._history_tokens + REPLY_PRIMING
-        self.calls.append(ModelCall(prompt, message_tokens(assistant)))
+        self.calls.append(ModelCall(prompt, message_tokens(assistant), reply.usage, reply.exchange))
         self._append(assistant)
+        self._unanswered = [c.id for c in calls]
+        return calls
 
-    def add_observation(self, text: str) -> None:
-        self._append(Message("tool", text))
+    def add_observation(self, call_id: str, text: str) -> None:
+        """The tool message answering the call ``call_id``."""
+        self._append(Message("tool", text, tool_call_id=call_id))
+        if call_id in self._unanswered:
+            self._unanswered.remove(call_id)
+        if not self._unanswered:
+            for note in self._held_notes:
+                self._append(Message("user", note))
+            self._held_notes.clear()
 
     def add_note(self, text: str) -> None:
         """A message from the harness (for example what a failed macro left behind)."""
-        self._append(Message("user", text))
+        if self._unanswered:
+            self._held_notes.append(text)
+        else:
+            self._append(Message("user", text))
 
     @property
     def tokens(self) -> int:
@@ -107,6 +170,18 @@ class Transcript:
     @property
     def completion_tokens(self) -> int:
         return sum(c.completion_tokens for c in self.calls)
+
+    def provider_usage(self) -> Usage | None:
+        """The provider's usage summed over the calls that reported one; None when none did."""
+        reported = [c.usage for c in self.calls if c.usage is not None]
+        if not reported:
+            return None
+        cached = [u.cached for u in reported if u.cached is not None]
+        costs = [u.cost for u in reported if u.cost is not None]
+        return Usage(
+            sum(u.prompt for u in reported), sum(u.completion for u in reported),
+            sum(cached) if cached else None, round(sum(costs), 6) if costs else None,
+        )
 
     def to_list(self) -> list[dict[str, Any]]:
         return [m.to_dict() for m in self.messages]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_granularity.agents import setup_for
 from pytest_granularity.agents.reference import ReferenceAgent, _edits, _parse_read
 from pytest_granularity.executor import Limits, execute
 from pytest_granularity.macros import MacroRegistry
@@ -35,9 +36,9 @@ def test_parse_read_inverts_read_file(fix_add):
 
 def test_micro_script_reads_before_it_edits_and_ends_green(fix_add):
     with Workspace.for_task(fix_add) as ws:
-        agent = ReferenceAgent(fix_add, ws.initial)
+        agent = ReferenceAgent(setup_for(ReferenceAgent, fix_add, ws.initial))
         execution = execute(fix_add, FIXED_POLICIES["micro"], agent, ToolContext(ws), MacroRegistry([]), Limits(20))
-        calls = [m.tool_call.name for m in execution.transcript.messages if m.tool_call]
+        calls = [c.name for m in execution.transcript.messages for c in m.tool_calls]
         assert calls == ["list_files", "search", "read_file", "edit_file", "run_tests", "finish"]
         assert execution.steps == 5
         assert ws.changes().modified == ("calc/ops.py",)
@@ -59,6 +60,6 @@ def test_step_limit_stops_a_runaway_agent(fix_add):
 def test_same_inputs_same_tokens(fix_add):
     def tokens():
         with Workspace.for_task(fix_add) as ws:
-            return execute(fix_add, FIXED_POLICIES["micro"], ReferenceAgent(fix_add, ws.initial), ToolContext(ws), MacroRegistry([]), Limits(20)).transcript.tokens
+            return execute(fix_add, FIXED_POLICIES["micro"], ReferenceAgent(setup_for(ReferenceAgent, fix_add, ws.initial)), ToolContext(ws), MacroRegistry([]), Limits(20)).transcript.tokens
 
     assert tokens() == tokens()

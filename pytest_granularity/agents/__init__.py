@@ -1,25 +1,85 @@
-"""The agent protocol, and agents by name.
+"""The agent protocol, the agent boundary, and agents by name.
 
 The executor drives any object with ``next_call``: given the messages so far and the tools
-allowed now, return the next tool call. The deterministic reference agent and a real-model
-adapter are interchangeable behind it, so tokens are counted the same way for both.
+allowed now, return the next tool call (a :class:`ToolCall`), or a whole :class:`Reply` (text,
+any number of tool calls, the provider's usage). The deterministic reference agent and a
+real-model adapter are interchangeable behind it, so tokens are counted the same way for both.
+
+The boundary hides the answer: a factory is given an :class:`AgentSetup` holding a
+:class:`TaskView` (the task's id, its prompt and the tests ``run_tests`` runs), never the
+reference solution, the verifier or the reference macro call. Only a factory that declares
+``uses_oracle = True`` (the reference agent, a stand-in for a model that knows the answer) is
+also handed the :class:`Oracle`, through a field of its own.
+
+An agent reports what went wrong by raising: :class:`ContextLengthExceeded` ends the run as
+failed (the model's limit is part of the benchmark), :class:`InfrastructureError` as an error
+(a key, a network, a server: not the agent's doing); any other exception is an error too.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ..tasks import Task
-from ..transcript import Message, ToolCall
+from ..transcript import Message, Reply, ToolCall
 
 
 class Agent(Protocol):
-    def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall: ...
+    def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall | Reply: ...
 
 
-AgentFactory = Callable[[Task, Mapping[str, bytes], int], Agent]
-"""Builds an agent for one run, given the task, the initial workspace files and the run's seed
-(``--granularity-seed`` plus the epoch, so repeated runs of a nondeterministic agent differ)."""
+@dataclass(frozen=True)
+class TaskView:
+    """What any agent may know of a task before it starts: what a model is told, and no more."""
+
+    id: str
+    prompt: str
+    tests: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """The answer: the whole task (solution, reference macro call) and the initial workspace."""
+
+    task: Task
+    initial: Mapping[str, bytes]
+
+
+@dataclass(frozen=True)
+class AgentSetup:
+    """What a factory gets for one run; ``seed`` is the run's own (``--granularity-seed`` plus the
+    epoch, so repeated runs of a nondeterministic agent differ)."""
+
+    task: TaskView
+    seed: int = 0
+    oracle: Oracle | None = None
+
+
+AgentFactory = Callable[[AgentSetup], Agent]
+"""Builds an agent for one run. ``oracle`` is filled only for factories with ``uses_oracle = True``."""
+
+
+def setup_for(factory: AgentFactory, task: Task, initial: Mapping[str, bytes], seed: int = 0) -> AgentSetup:
+    view = TaskView(task.id, task.prompt, task.tests)
+    oracle = Oracle(task, dict(initial)) if getattr(factory, "uses_oracle", False) else None
+    return AgentSetup(view, seed, oracle)
+
+
+class AgentError(Exception):
+    """An agent could not produce its next call."""
+
+
+class InfrastructureError(AgentError):
+    """The model could not be reached or refused the request (key, network, server, a replay miss)."""
+
+
+class ContextLengthExceeded(AgentError):
+    """The conversation no longer fits the model's context window: the run fails, as the model's limit."""
+
+
+def as_reply(answer: ToolCall | Reply) -> Reply:
+    return answer if isinstance(answer, Reply) else Reply(calls=(answer,))
 
 
 def builtin_agents() -> dict[str, AgentFactory]:

@@ -1,7 +1,7 @@
 """The deterministic reference agent: a stand-in for a competent model, for CI.
 
 It knows the task's reference solution (the files as they must end up) and the initial
-workspace, and pays honest token costs for the observations a model would need: it lists and
+workspace, handed to it through the :class:`Oracle` channel that no other agent gets, and pays honest token costs for the observations a model would need: it lists and
 searches before it reads, reads every file before editing it and computes its edits from what
 the read showed, and after a failed macro it looks at the diff and reads what still differs
 before it edits it. When it degrades having called no macro (none applied), it has seen nothing
@@ -16,6 +16,7 @@ import difflib
 import re
 from typing import Any, Generator, Mapping, Sequence
 
+from . import AgentSetup
 from ..tasks import Task
 from ..tools import FINISH, MICRO_TOOLS
 from ..transcript import Message, ToolCall
@@ -30,11 +31,14 @@ _DIFF_PATH = re.compile(r"^(?:--- a|\+\+\+ b)/(.+)$", re.MULTILINE)
 class ReferenceAgent:
     """Plays one of three scripts, chosen by the tools it is offered: micro, macro, or recovery."""
 
-    def __init__(self, task: Task, initial: Mapping[str, bytes], seed: int = 0) -> None:
-        """``seed`` is part of the agent protocol; this agent is deterministic and ignores it."""
-        self.task = task
-        self.initial = dict(initial)
-        self.target = _target_files(task, self.initial)
+    uses_oracle = True
+
+    def __init__(self, setup: AgentSetup) -> None:
+        if setup.oracle is None:
+            raise ValueError("the reference agent needs the task's oracle (AgentSetup.oracle)")
+        self.task = setup.oracle.task
+        self.initial = dict(setup.oracle.initial)
+        self.target = _target_files(self.task, self.initial)
         self._script: Script | None = None
         self._offered: frozenset[str] = frozenset()
         self._called_macro = False

@@ -12,10 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from ..tasks import Task
 from ..tools import FINISH
 from ..transcript import Message, ToolCall
-from . import AgentFactory
+from . import AgentFactory, AgentSetup
 from .reference import ReferenceAgent
 
 
@@ -25,9 +24,11 @@ def succeeds(task: str, seed: int, probability: float) -> bool:
 
 
 class StochasticAgent:
-    def __init__(self, task: Task, initial: Mapping[str, bytes], seed: int, probability: float) -> None:
-        self.gives_up = not succeeds(task.id, seed, probability)
-        self.reference = ReferenceAgent(task, initial, seed)
+    uses_oracle = True
+
+    def __init__(self, setup: AgentSetup, probability: float) -> None:
+        self.gives_up = not succeeds(setup.task.id, setup.seed, probability)
+        self.reference = ReferenceAgent(setup)
 
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall:
         if self.gives_up:
@@ -38,7 +39,8 @@ class StochasticAgent:
 def stochastic_agent(probabilities: Mapping[str, float], default: float = 1.0) -> AgentFactory:
     """A factory for ``pytest_granularity_agents``: task id → success probability (else ``default``)."""
 
-    def build(task: Task, initial: Mapping[str, bytes], seed: int) -> StochasticAgent:
-        return StochasticAgent(task, initial, seed, probabilities.get(task.id, default))
+    def build(setup: AgentSetup) -> StochasticAgent:
+        return StochasticAgent(setup, probabilities.get(setup.task.id, default))
 
+    build.uses_oracle = True  # type: ignore[attr-defined]
     return build

@@ -1,0 +1,121 @@
+"""An agent that asks any OpenAI-compatible chat-completions endpoint for its next tool call.
+
+The request is the transcript as it is (the wire format: ``tool_calls`` with ids, ``tool``
+messages answering them), the allowed tools as ``tools``, one call per turn asked for with
+``parallel_tool_calls: false``, and the sampling settings that were given (nothing else, so a
+server's defaults stay its own). The reply is read leniently, since servers differ: text without
+a tool call, several calls, and arguments that are not JSON all come back as they are and the
+executor turns them into observations; only a reply with no message at all is an error.
+
+How a request reaches the model is the ``send`` callable's business (the SDK, the record and
+replay cache, or both), so this module never imports ``openai``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from . import AgentSetup, InfrastructureError
+from ..transcript import Message, Reply, ToolCall, Usage
+
+Send = Callable[[dict[str, Any], str], dict[str, Any]]
+"""``send(body, where)`` → the response JSON; ``where`` names the task and call for error messages."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens; cached prompt tokens at the prompt price unless given."""
+
+    prompt: float
+    completion: float
+    cached: float | None = None
+
+    def cost(self, usage: Usage) -> float:
+        cached = usage.cached or 0
+        cached_price = self.prompt if self.cached is None else self.cached
+        return ((usage.prompt - cached) * self.prompt + cached * cached_price + usage.completion * self.completion) / 1e6
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """What the request asks of the model beyond the conversation; None leaves the server's default."""
+
+    model: str
+    temperature: float | None = None
+    max_completion_tokens: int | None = None
+
+
+class ChatAgent:
+    """One run's agent: builds each request from the transcript, sends it, reads the reply."""
+
+    def __init__(self, setup: AgentSetup, sampling: Sampling, send: Send, price: Price | None = None) -> None:
+        self.task = setup.task
+        self.seed = setup.seed
+        self.sampling = sampling
+        self.send = send
+        self.price = price
+        self.calls = 0
+
+    def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Reply:
+        self.calls += 1
+        body = request_body(self.sampling, messages, tools, self.seed)
+        response = self.send(body, f"task {self.task.id}, model call {self.calls}")
+        reply = parse_reply(response)
+        usage = reply.usage
+        if usage is not None and self.price is not None:
+            usage = Usage(usage.prompt, usage.completion, usage.cached, round(self.price.cost(usage), 8))
+        return Reply(reply.content, reply.calls, usage, {"request": request_record(body), "response": response})
+
+
+def request_body(sampling: Sampling, messages: Sequence[Message], tools: Sequence[dict[str, Any]], seed: int | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": sampling.model,
+        "messages": [m.to_dict() for m in messages],
+        "tools": list(tools),
+        "parallel_tool_calls": False,
+    }
+    optional = {"temperature": sampling.temperature, "seed": seed, "max_completion_tokens": sampling.max_completion_tokens}
+    body.update({k: v for k, v in optional.items() if v is not None})
+    return body
+
+
+def request_record(body: dict[str, Any]) -> dict[str, Any]:
+    """The request without what the run record already holds: the messages are its first N, the tools are named."""
+    record = {k: v for k, v in body.items() if k not in ("messages", "tools")}
+    record["messages"] = len(body["messages"])
+    record["tools"] = [t["function"]["name"] for t in body["tools"]]
+    return record
+
+
+def parse_reply(response: dict[str, Any]) -> Reply:
+    try:
+        message = response["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        raise InfrastructureError(f"the server's reply has no choices[0].message: {json.dumps(response)[:300]}") from None
+    calls = tuple(_tool_call(c) for c in message.get("tool_calls") or [])
+    return Reply(message.get("content") or "", calls, _usage(response.get("usage")))
+
+
+def _tool_call(data: dict[str, Any]) -> ToolCall:
+    function = data.get("function") or {}
+    name = str(function.get("name") or "")
+    raw = function.get("arguments")
+    if not isinstance(raw, str):
+        raw = json.dumps(raw if raw is not None else {}, ensure_ascii=False, sort_keys=True)
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        return ToolCall(name, {}, raw=raw, error=f"invalid JSON: {exc}")
+    if not isinstance(arguments, dict):
+        return ToolCall(name, {}, raw=raw, error=f"a JSON {type(arguments).__name__}, not an object")
+    return ToolCall(name, arguments, raw=raw)
+
+
+def _usage(data: Any) -> Usage | None:
+    if not isinstance(data, dict) or not isinstance(data.get("prompt_tokens"), int):
+        return None
+    details = data.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return Usage(data["prompt_tokens"], int(data.get("completion_tokens") or 0), cached if isinstance(cached, int) else None)

@@ -1,0 +1,107 @@
+"""Recording model responses, and replaying them with no network: a real model gated for free.
+
+Each response is a readable JSON file ``<key>.json`` holding the request and the response, where
+the key is the SHA-256 of the canonical request (model, messages, tools and sampling settings:
+never the key, the URL or the timeouts). The same request always finds the same file, so the
+recordings of different shards merge by copying the folders together.
+
+Modes:
+
+- ``replay``: only the recordings; a miss is an infrastructure error naming the task and call,
+  and no network is touched (no key, no SDK needed).
+- ``auto``: a recording when there is one, else the model, and the answer is recorded.
+- ``record``: the model for every request, except one already recorded in this same session.
+- ``off``: the model only.
+
+Within one session a request is answered once: when two runs (two workers, or two policies whose
+first requests are identical) ask the same thing, the first answer recorded is the one every
+run uses, checked and written under a lock, atomically. That is what makes a replayed session
+reproduce the recorded one byte for byte even when the model is not deterministic.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import InfrastructureError
+from .chat import Send
+
+MODES = ("record", "replay", "auto", "off")
+
+
+def request_key(body: dict[str, Any]) -> str:
+    canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ModelCache:
+    """A ``Send`` that consults the recordings in ``folder`` before (or instead of) ``live``."""
+
+    def __init__(self, folder: Path, mode: str, session: str, live: Send | None) -> None:
+        self.folder = folder
+        self.mode = mode
+        self.session = session
+        self.live = live
+
+    def __call__(self, body: dict[str, Any], where: str) -> dict[str, Any]:
+        key = request_key(body)
+        path = self.folder / f"{key}.json"
+        recorded = _read(path)
+        if recorded is not None and (self.mode in ("replay", "auto") or recorded.get("session") == self.session):
+            return recorded["response"]
+        if self.mode == "replay" or self.live is None:
+            raise InfrastructureError(f"{where}: no recording of this request in {self.folder} (replay mode; key {key})")
+        response = self.live(body, where)
+        return self._publish(path, {"key": key, "session": self.session, "request": body, "response": response})
+
+    def _publish(self, path: Path, entry: dict[str, Any]) -> dict[str, Any]:
+        """Store ``entry`` unless this session stored one for the request meanwhile; the response that stands."""
+        with _locked(self.folder):
+            current = _read(path)
+            if current is not None and (self.mode == "auto" or current.get("session") == self.session):
+                return current["response"]
+            _write_atomically(path, json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        return entry["response"]
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise InfrastructureError(f"{path}: unreadable recording ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("response"), dict):
+        raise InfrastructureError(f"{path}: field 'response': missing or not an object")
+    return data
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".recording-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock for ``folder``, kept outside it (the folder is meant to be committed)."""
+    digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"granularity-cache-{digest}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
