@@ -14,7 +14,6 @@ import hashlib
 import json
 import threading
 import time
-from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable, Sequence
 
@@ -25,6 +24,7 @@ from ..workspace import Workspace
 from .reference import ReferenceAgent
 
 Answer = tuple[int, dict[str, str], dict[str, Any]]
+Turn = tuple[list[Message], list[dict[str, Any]]]
 Respond = Callable[[dict[str, Any]], Answer]
 
 
@@ -103,7 +103,9 @@ class ReferencePlayer:
     """A ``respond`` that answers as the in-process reference agent would, for runs of ``tasks``.
 
     A conversation is recognised by its content (roles, texts, tool names and arguments; not the
-    ids), so runs that are in the same state may share it; each waiting agent answers once.
+    ids). For each state it reached, the player keeps the requests that led there, and answers by
+    replaying them through a fresh reference agent: runs in the same state share it, and a run
+    whose earlier requests were answered elsewhere (from a recording) is still recognised.
     """
 
     def __init__(self, tasks: Iterable[Task], delay: float = 0.0) -> None:
@@ -113,32 +115,30 @@ class ReferencePlayer:
             with Workspace.for_task(task) as workspace:
                 self.oracles[task.prompt] = (task, dict(workspace.initial))
         self.billed = Usage(0, 0, 0)
-        self._waiting: dict[str, list[ReferenceAgent]] = defaultdict(list)
+        self._lineage: dict[str, list[Turn]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> Answer:
         if self.delay:
             time.sleep(self.delay)
-        messages = body["messages"]
-        agent = self._agent(messages)
-        if agent is None:
+        messages, tools = body["messages"], body["tools"]
+        last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=None)
+        with self._lock:
+            history = [] if last is None else self._lineage.get(_signature(messages[: last + 1]))
+        if history is None:
             return 400, {}, {"error": {"message": "no conversation in this state", "type": "invalid_request_error"}}
-        call = agent.next_call([Message(m["role"], m.get("content") or "") for m in messages], body["tools"])
+        task, initial = self.oracles[messages[1]["content"]]
+        agent = ReferenceAgent(setup_for(ReferenceAgent, task, initial))
+        for turn in history:
+            agent.next_call(*turn)
+        turn = ([Message(m["role"], m.get("content") or "") for m in messages], tools)
+        call = agent.next_call(*turn)
         assert isinstance(call, ToolCall)
         reply = tool_message((call.name, call.arguments_json()))
         with self._lock:
-            self._waiting[_signature([*messages, reply])].append(agent)
+            self._lineage[_signature([*messages, reply])] = [*history, turn]
             usage = self._bill(body, call)
         return 200, {}, completion(reply, usage, body["model"])
-
-    def _agent(self, messages: Sequence[dict[str, Any]]) -> ReferenceAgent | None:
-        last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=None)
-        if last is None:
-            task, initial = self.oracles[messages[1]["content"]]
-            return ReferenceAgent(setup_for(ReferenceAgent, task, initial))
-        with self._lock:
-            waiting = self._waiting.get(_signature(messages[: last + 1]))
-            return waiting.pop() if waiting else None
 
     def _bill(self, body: dict[str, Any], call: ToolCall) -> Usage:
         prompt = len(json.dumps(body["messages"])) // 4 + len(json.dumps(body["tools"])) // 4
