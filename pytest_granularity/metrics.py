@@ -58,6 +58,8 @@ class Summary:
     g_score: float | None
     oracle_gap: float | None
     failure_classes: dict[str, int] = field(default_factory=dict)
+    mean_cost: float | None = None
+    """Mean US dollars per run, over the runs priced (``granularity_prices``); None when none was."""
 
     @property
     def success_rate(self) -> float:
@@ -211,6 +213,7 @@ def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: d
         g_score=g_score(success_rate, steps_successful, mean_tokens, fmean(same_tasks) if len(same_tasks) == len(runs) else None),
         oracle_gap=_oracle_gap(runs, oracle),
         failure_classes=dict(sorted(Counter(r.failure_class for r in macro_failed).items())),
+        mean_cost=fmean(costs) if (costs := [r.cost for r in runs if r.cost is not None]) else None,
     )
 
 

@@ -248,6 +248,8 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
     if not 0 < values.get("alpha", 0.05) < 1:
         raise pytest.UsageError(f"--granularity-alpha: {values['alpha']:g} is not between 0 and 1")
     spec = _option_or_ini(config, "--granularity-baseline", "granularity_baseline")
+    if spec and config.getoption("--granularity-update-baseline") and not spec.startswith("git:") and not (config.rootpath / spec).exists():
+        spec = None  # a first baseline: written at the end, nothing to compare with now
     try:
         baseline = load_baseline(spec, config.rootpath) if spec else None
     except BaselineError as exc:

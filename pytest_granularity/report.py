@@ -28,7 +28,7 @@ from .metrics import (
     paired_differences,
     summarize,
 )
-from .result import RunResult
+from .result import PROVIDER, RunResult
 
 SCHEMA_VERSION = 1
 MARK_START = "<!-- granularity:table -->"
@@ -53,7 +53,7 @@ def _ci(interval: tuple[float, float], digits: int = 3) -> str:
     return f"[{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
 
 
-def summary_rows(summaries: Sequence[Summary]) -> list[tuple[str, ...]]:
+def summary_rows(summaries: Sequence[Summary], cost: bool = False) -> list[tuple[str, ...]]:
     return [
         (
             s.policy if s.family == ALL_FAMILIES else f"{s.policy} ({s.family})",
@@ -69,7 +69,7 @@ def summary_rows(summaries: Sequence[Summary]) -> list[tuple[str, ...]]:
             _fmt(s.oracle_gap),
             str(s.errors),
             ", ".join(f"{k}={v}" for k, v in s.failure_classes.items()) or "-",
-        )
+        ) + ((_fmt(s.mean_cost, 4),) if cost else ())
         for s in summaries
     ]
 
@@ -135,7 +135,21 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool
 
 
 def render_table(summaries: Sequence[Summary], markdown: bool = False) -> str:
-    return render(SUMMARY_HEADERS, summary_rows([s for s in summaries if s.family == ALL_FAMILIES]), markdown)
+    """The main table; a ``cost`` column (mean USD per run) is added when any run was priced."""
+    shown = [s for s in summaries if s.family == ALL_FAMILIES]
+    cost = any(s.mean_cost is not None for s in shown)
+    return render(SUMMARY_HEADERS + (("cost",) if cost else ()), summary_rows(shown, cost), markdown)
+
+
+def token_note(results: Sequence[RunResult]) -> str | None:
+    """Which tokens the table shows, when some are the provider's rather than the local count."""
+    provider = sum(r.token_source == PROVIDER for r in results)
+    if not provider:
+        return None
+    return (
+        f"tokens: the provider's reported usage for {provider} of {len(results)} runs "
+        "(the local cl100k count is in each record's local_tokens; --granularity-token-source=local uses it)"
+    )
 
 
 def render_markdown(summaries: Sequence[Summary]) -> str:
@@ -146,6 +160,9 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
     """The main table, the paired differences, and with ``verbose`` the families and every run."""
     summaries = summarize(results, by_family=verbose)
     parts = [render_table(summaries, markdown)]
+    note = token_note(results)
+    if note:
+        parts.append(note)
     epochs = epoch_summaries(results)
     if epochs:
         parts.append("epochs (k = the epochs; intervals resample tasks with all their runs):\n" + render(EPOCH_HEADERS, epoch_rows(epochs), markdown))

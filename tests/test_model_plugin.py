@@ -77,3 +77,14 @@ def test_the_plugin_does_not_import_the_sdk():
     code = "import sys, pytest_granularity.plugin, pytest_granularity.model_plugin; print('openai' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"
+
+
+def test_update_baseline_creates_a_baseline_at_a_new_path(pytester):
+    import shutil
+
+    from conftest import DATA
+
+    shutil.copytree(DATA, pytester.path, dirs_exist_ok=True)
+    result = pytester.runpytest("tasks", "--granularity=micro", "--granularity-baseline=.granularity/model-baseline.json", "--granularity-update-baseline")
+    assert result.ret == pytest.ExitCode.OK
+    assert json.loads((pytester.path / ".granularity/model-baseline.json").read_text())["runs"]["fix-add|micro|none"]["success"] is True

@@ -140,3 +140,17 @@ def test_cli_merge_refuses_overlapping_shards(tmp_path, capsys):
     two, _ = write_report(tmp_path / "two.json", RUNS[2:])
     assert main(["merge", str(one), str(two), "-o", str(tmp_path / "all.json")]) == 2
     assert "more than one report" in capsys.readouterr().err
+
+
+def test_priced_provider_runs_get_a_cost_column_and_a_note_on_their_tokens():
+    import dataclasses
+
+    from pytest_granularity.report import render_report
+
+    priced = [dataclasses.replace(r, token_source="provider", cost=0.01 * (i + 1)) for i, r in enumerate(RUNS[:2])]
+    text = render_report(priced)
+    header, _, micro = text.splitlines()[:3]
+    assert header.split()[-1] == "cost" and micro.split()[-1] == "0.0150"
+    assert "tokens: the provider's reported usage for 2 of 2 runs" in text
+    plain = render_report(RUNS)
+    assert "cost" not in plain.splitlines()[0] and "provider" not in plain
