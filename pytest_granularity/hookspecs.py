@@ -39,5 +39,5 @@ def pytest_granularity_macro_folders(config: pytest.Config) -> list[Path]:
 
 @pytest.hookspec
 def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
-    """Return agent factories by name (``factory(task, initial_files, seed) -> agent``) for ``--granularity-agent``."""
+    """Return agent factories by name (``factory(AgentSetup) -> agent``, see ``agents``) for ``--granularity-agent``."""
     return {}

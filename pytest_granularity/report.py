@@ -30,7 +30,7 @@ from .metrics import (
 )
 from .result import PROVIDER, RunResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MARK_START = "<!-- granularity:table -->"
 MARK_END = "<!-- /granularity:table -->"
 
