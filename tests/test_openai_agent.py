@@ -151,7 +151,7 @@ def test_the_agent_never_sees_the_solution_or_the_verifier(fix_add):
     for policy in (MICRO, HYBRID):
         _, requests = run(fix_add, script, policy=policy)
         sent = str(requests)
-        assert len(requests) == 5
+        assert len(requests) == (5 if policy is MICRO else 6), "hybrid: finishing with no macro applied degrades, one more call"
         for secret in secrets:
             assert secret not in sent and secret.replace("\n", "\\n") not in sent
         assert "SCALE = 1" not in sent and "test_add_is_plain_sum" not in sent
