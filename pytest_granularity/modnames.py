@@ -6,7 +6,7 @@ imports to rewrite), so both read a project's imports the same way.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 
 def dotted_name(rel: str) -> str:
@@ -34,3 +34,27 @@ def absolute_module(package: str, module: str | None, level: int) -> str | None:
         return None
     base = parts[: len(parts) - (level - 1)]
     return ".".join(base + ([module] if module else []))
+
+
+def import_name(root: Path, rel: str) -> str:
+    """The name ``rel`` is imported by: its dotted path from the nearest folder that is not a package.
+
+    ``src/pkg/mod.py`` is ``pkg.mod`` when ``src`` has no ``__init__.py`` (a src layout), and a
+    test file in a plain ``tests/`` folder is imported by its own name. A folder that does not
+    exist yet counts as a package: a move creates it with an ``__init__.py``.
+    """
+    parts = PurePosixPath(rel).parts
+    start = len(parts) - 1
+    while start > 0 and _is_package(root.joinpath(*parts[:start])):
+        start -= 1
+    return dotted_name("/".join(parts[start:]))
+
+
+def import_package(root: Path, rel: str) -> str:
+    """The package a relative import in the file ``rel`` is resolved against (see ``import_name``)."""
+    module = import_name(root, rel)
+    return module if rel.endswith("__init__.py") else module.rpartition(".")[0]
+
+
+def _is_package(folder: Path) -> bool:
+    return (folder / "__init__.py").is_file() or not folder.exists()

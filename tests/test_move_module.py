@@ -36,9 +36,16 @@ def moved(tmp_path, user_code, source="pkg/a.py", destination="pkg/sub/a2.py", *
         ("from ..a import helper as h\n", "from pkg.sub.a2 import helper as h\n"),
         ('from unittest import mock\np = mock.patch("pkg.a.helper")\n', 'from unittest import mock\np = mock.patch("pkg.sub.a2.helper")\n'),
         ("import importlib\nm = importlib.import_module('pkg.a')\n", "import importlib\nm = importlib.import_module('pkg.sub.a2')\n"),
+        ("import pkg\nx = pkg.a.helper()\n", "import pkg\nx = pkg.sub.a2.helper()\n"),
+        ("import pkg.models\nx = pkg.a.helper()\n", "import pkg.models\nx = pkg.sub.a2.helper()\n"),
+        ("import pkg as p\nx = p.a.helper()\n", "import pkg as p\nx = p.sub.a2.helper()\n"),
+        ("from unittest import mock\nm = mock.patch('pkg.a')\nn = 'a'\n", "from unittest import mock\nm = mock.patch('pkg.sub.a2')\nn = 'a'\n"),
+        ("from pkg import *\n", "from pkg import *\n"),
     ],
     ids=["import-attr", "import-as", "from-import", "from-import-multiline", "from-parent", "from-parent-as",
-         "from-parent-split", "relative-parent", "relative-module", "relative-as", "mock-patch-string", "import-module-string"],
+         "from-parent-split", "relative-parent", "relative-module", "relative-as", "mock-patch-string", "import-module-string",
+         "attribute-through-bare-parent-import", "attribute-through-sibling-import", "attribute-through-parent-alias",
+         "only-dotted-strings", "star-import-that-never-reads-the-name"],
 )
 def test_rewrites_each_import_form(tmp_path, code, expected):
     outcome, ws = moved(tmp_path, code)
@@ -88,12 +95,18 @@ def test_a_passing_suite_validates(tmp_path):
     [
         ("", {"README.md": "See pkg.a for helpers.\n"}, "README.md (not Python) refers to pkg.a"),
         ("", {"config.json": '{"module": "pkg/a.py"}'}, "config.json (not Python) refers to pkg.a"),
-        ("import pkg\nx = pkg.a.helper()\n", {}, "through an import of its parent package"),
-        ("from pkg import *\n", {}, "star imports are not rewritten"),
+        ("import pkg\npkg = None\nx = pkg.a.helper()\n", {}, "through the name pkg, which is bound to more than a module"),
+        ("from pkg import *\nx = a.helper()\n", {}, "may bind a (no literal __all__), and this file reads that name"),
+        ("from pkg import *\n", {"pkg/__init__.py": "__all__ = ['a']\n"}, "binds a through pkg.__all__"),
+        ("from pkg import *\n", {"pkg/other.py": "from pkg.sub.user import *\n"}, "this file is star-imported further"),
+        ("", {"pkg/__init__.py": "from .a import *\nhelp = a.helper\n"}, "bound only as a side effect of importing the submodule"),
+        ("", {"pkg/hook.py": "import sys\nsys.meta_path.append(object())\nBASE = 'pkg'\n"}, "installs an import hook (sys.meta_path)"),
         ('name = "a"\nx = f"pkg.a.{name}"\n', {}, "f-string"),
         ("", {"pkg/sub/a2.py": "exists = True\n"}, "already exists"),
     ],
-    ids=["readme-reference", "json-path-reference", "bare-parent-import", "star-import", "f-string", "target-exists"],
+    ids=["readme-reference", "json-path-reference", "shadowed-parent-name",
+         "star-import-whose-name-is-read", "star-import-through-all", "star-import-chained", "parent-reads-side-effect-name",
+         "import-hook", "f-string", "target-exists"],
 )
 def test_refuses_what_it_cannot_rewrite_before_any_write(tmp_path, code, extra, words):
     files = {**BASE, "pkg/sub/user.py": code, **extra}
@@ -118,4 +131,55 @@ def test_refuses_what_it_cannot_rewrite_before_any_write(tmp_path, code, extra, 
 def test_bad_calls_are_classified(tmp_path, args, failure):
     ws = workspace(tmp_path, BASE)
     assert call(ws, "move_module", **args).failure_class == failure
+    assert not ws.changes()
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"pkg/__init__.py": "__all__ = ['models']\n"}, "from pkg import *\nx = a\n"),
+        ({"pkg/__init__.py": "from . import a\n__all__ = ['a']\n"}, "from pkg import *\nx = a.helper()\n"),
+    ],
+    ids=["all-without-the-module", "all-with-the-module-bound-by-the-parent"],
+)
+def test_a_star_import_proven_harmless_by_all_applies(tmp_path, extra, code):
+    outcome, ws = moved(tmp_path, code, **extra)
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/sub/user.py").read_text() == code
+
+
+def test_all_entries_keep_naming_a_renamed_module(tmp_path):
+    init = "from . import a\n__all__ = ['a']\n"
+    outcome, ws = moved(tmp_path, "", destination="pkg/a_renamed.py", **{"pkg/__init__.py": init})
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/__init__.py").read_text() == "from pkg import a_renamed as a\n__all__ = ['a']\n"
+
+
+def test_changelogs_and_packaging_metadata_do_not_block(tmp_path):
+    extra = {"CHANGELOG.md": "- pkg.a gained helper\n", "pkg.egg-info/SOURCES.txt": "pkg/a.py\n", "README.md": "pkg.ab is unrelated\n"}
+    outcome, _ = moved(tmp_path, "from pkg.a import helper\n", **extra)
+    assert outcome.ok, outcome.reason
+
+
+def test_a_src_layout_names_modules_from_the_import_root(tmp_path):
+    files = {
+        "src/lib/__init__.py": "from lib.core import run\n",
+        "src/lib/core.py": "def run():\n    return 1\n",
+        "tests/test_core.py": "import lib.core\nfrom unittest import mock\n\ndef test_run():\n    with mock.patch('lib.core.run', return_value=2):\n        assert lib.core.run() == 2\n",
+        "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['src']\n",
+    }
+    ws = workspace(tmp_path, files)
+    outcome = call(ws, "move_module", source="src/lib/core.py", destination="src/lib/engine/core.py")
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "src/lib/__init__.py").read_text() == "from lib.engine.core import run\n"
+    assert "mock.patch('lib.engine.core.run'" in (ws.root / "tests/test_core.py").read_text()
+    assert "lib.engine.core.run() == 2" in (ws.root / "tests/test_core.py").read_text()
+
+
+def test_refuses_a_use_through_an_alias_of_the_package_it_leaves(tmp_path):
+    files = {**BASE, "pkg/sub/deep.py": "X = 1\n", "pkg/user.py": "import pkg.sub as s\nx = s.deep.X\n"}
+    ws = workspace(tmp_path, files)
+    outcome = call(ws, "move_module", source="pkg/sub/deep.py", destination="pkg/deep.py")
+    assert outcome.failure_class == "precondition_mismatch"
+    assert "reaches pkg.sub.deep through s (module pkg.sub), and its new place pkg.deep is not inside that module" in outcome.reason
     assert not ws.changes()

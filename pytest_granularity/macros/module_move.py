@@ -4,14 +4,14 @@ Handled (and tested one by one): ``import a.b`` with ``a.b.x`` uses, ``import a.
 ``from a.b import x``, ``from a import b``, ``from a import b as c`` (split out of a longer
 ``from a import b, d``), relative imports (``from . import b``, ``from .b import x``,
 ``from ..b import x``, rewritten as absolute imports), the moved module's own relative imports
-(made absolute, since its package changed), and exact dotted strings such as
-``mock.patch("a.b.x")``.
+(made absolute, since its package changed), ``a.b`` reached as an attribute of a module an
+import bound (``import a`` then ``a.b.x``, ``import a as p`` then ``p.b.x``), and exact dotted
+strings such as ``mock.patch("a.b.x")``. Module names follow the import root, so a src layout
+(``src/a/b.py`` is ``a.b``) moves like any other.
 
-Refused before any write, as a precondition mismatch (a silent miss would be worse): a
-non-Python text file that names the module (dotted or as a path), ``from a import *`` from
-the module's parent package, a use of ``a.b`` through a bare ``import a``, and f-strings that
-spell the dotted name. Dynamic imports built at run time (``import_module("a." + name)``) cannot
-be seen; the macro's validation (the tests) is what catches them.
+What cannot be proven safe is refused before any write (see ``move_blockers``). Dynamic
+imports built at run time (``import_module("a." + name)``) cannot be seen; the macro's
+validation (the tests) is what catches them.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ import ast
 import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
 import libcst as cst
-from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
+from libcst.helpers import (
+    get_absolute_module_from_package_for_import,
+    get_full_name_for_node,
+)
 
-from ..modnames import absolute_module, dotted_name, package_of
-
-TEXT_SUFFIXES = (".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".csv")
+from ..modnames import import_name, import_package
+from .move_scope import Scope, scope_of
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,18 @@ class Move:
     def inside(self, rel: str) -> bool:
         return rel == self.old_path or rel.startswith(self.old_path + "/")
 
+    @property
+    def parent(self) -> str:
+        return self.old.rpartition(".")[0]
 
-def plan(source: str, destination: str, is_package: bool) -> Move:
-    return Move(source.rstrip("/"), destination.rstrip("/"), dotted_name(source), dotted_name(destination), is_package)
+    @property
+    def name(self) -> str:
+        return self.old.rpartition(".")[2]
+
+
+def plan(root: Path, source: str, destination: str, is_package: bool) -> Move:
+    old_path, new_path = source.rstrip("/"), destination.rstrip("/")
+    return Move(old_path, new_path, import_name(root, old_path), import_name(root, new_path), is_package)
 
 
 def python_files(root: Path) -> list[str]:
@@ -56,63 +68,26 @@ def python_files(root: Path) -> list[str]:
     return [p.relative_to(root).as_posix() for p in iter_files(root) if p.suffix == ".py" and not p.is_symlink()]
 
 
-def blockers(root: Path, move: Move) -> list[str]:
-    """Every reference the rewrite cannot handle, found before anything is written."""
-    from ..workspace import iter_files
-
-    found = []
-    for path in iter_files(root):
-        rel = path.relative_to(root).as_posix()
-        if path.suffix in TEXT_SUFFIXES and not move.inside(rel):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            if move.old in text or move.old_path in text:
-                found.append(f"{rel} (not Python) refers to {move.old}; move_module does not rewrite non-Python files")
-    for rel in python_files(root):
-        text = (root / rel).read_text(encoding="utf-8", errors="replace")
-        if move.old.rsplit(".", 1)[-1] not in text and "import *" not in text:
-            continue
-        try:
-            tree = ast.parse(text)
-        except SyntaxError as exc:
-            found.append(f"{rel} does not parse (line {exc.lineno}); its imports cannot be rewritten")
-            continue
-        found.extend(f"{rel}: {problem}" for problem in _unsupported(tree, rel, move))
-    return found
-
-
-def _unsupported(tree: ast.Module, rel: str, move: Move) -> list[str]:
-    parent = move.old.rpartition(".")[0]
-    package = package_of(rel)
-    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.asname is None}
-    direct = any(name == move.old or name.startswith(move.old + ".") for name in imported)
-    problems = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            if absolute_module(package, node.module, node.level) == parent and parent:
-                problems.append(f"'from {parent} import *' may bind {move.old}; star imports are not rewritten")
-        elif isinstance(node, ast.Attribute) and not direct and _dotted(node) == move.old:
-            problems.append(f"line {node.lineno} uses {move.old} through an import of its parent package")
-        elif isinstance(node, ast.JoinedStr) and any(
-            isinstance(v, ast.Constant) and move.old in str(v.value) for v in node.values
-        ):
-            problems.append(f"line {node.lineno} spells {move.old} in an f-string, which is not rewritten")
-    return problems
+def project_modules(root: Path, files: list[str]) -> set[str]:
+    """Dotted names of every module and package of the project."""
+    return {import_name(root, rel) for rel in files}
 
 
 def apply(root: Path, move: Move) -> list[str]:
     """Move the files, add missing ``__init__.py`` files, rewrite references; returns rewritten files."""
+    files = python_files(root)
+    modules = project_modules(root, files)
     old, new = root / move.old_path, root / move.new_path
     _ensure_packages(root, PurePosixPath(move.new_path).parent)
     new.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(old), str(new))
     rewritten = []
-    needle = move.old.rsplit(".", 1)[-1]
     for rel in python_files(root):
         moved_from = _old_location(rel, move)
         source = (root / rel).read_text(encoding="utf-8")
-        if moved_from is None and needle not in source:
+        if moved_from is None and move.name not in source:
             continue
-        result = _rewrite(source, moved_from or rel, move, inside=moved_from is not None)
+        result = _rewrite(source, import_package(root, moved_from or rel), move, moved_from is not None, modules)
         if result != source:
             (root / rel).write_text(result, encoding="utf-8")
             rewritten.append(rel)
@@ -134,27 +109,41 @@ def _old_location(rel: str, move: Move) -> str | None:
     return None
 
 
-def _rewrite(source: str, rel: str, move: Move, inside: bool) -> str:
-    tree = ast.parse(source)
-    uses_module = any(
-        isinstance(n, ast.Import) and any(a.asname is None and move.map(a.name) for a in n.names) for n in ast.walk(tree)
-    )
-    return cst.parse_module(source).visit(_Rewriter(move, package_of(rel), inside, uses_module)).code
+def _rewrite(source: str, package: str, move: Move, inside: bool, modules: set[str]) -> str:
+    scope = scope_of(ast.parse(source), package, modules)
+    return cst.parse_module(source).visit(_Rewriter(move, package, inside, scope)).code
+
+
+def through_binding(scope: Scope, dotted: str, move: Move) -> str | None:
+    """How to spell the moved module's new name through the binding ``dotted`` starts with, if possible."""
+    head = dotted.partition(".")[0]
+    bound = scope.modules[head]
+    if move.new.startswith(bound + "."):
+        return head + move.new[len(bound) :]
+    return None
 
 
 class _Rewriter(cst.CSTTransformer):
-    def __init__(self, move: Move, package: str, inside: bool, uses_module: bool) -> None:
+    def __init__(self, move: Move, package: str, inside: bool, scope: Scope) -> None:
         self.move = move
         self.package = package
         self.inside = inside
-        self.uses_module = uses_module
+        self.scope = scope
         self._in_import = 0
+        self._in_from = 0
 
     def visit_Import(self, node: cst.Import) -> None:
         self._in_import += 1
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         self._in_import -= 1
+        return updated
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_from += 1
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+        self._in_from -= 1
         return updated
 
     def leave_ImportAlias(self, original: cst.ImportAlias, updated: cst.ImportAlias) -> cst.ImportAlias:
@@ -165,13 +154,18 @@ class _Rewriter(cst.CSTTransformer):
         return updated
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        if self.uses_module and not self._in_import and get_full_name_for_node(updated) == self.move.old:
-            return _dotted_node(self.move.new)
+        if self._in_import or self._in_from:
+            return updated
+        dotted = get_full_name_for_node(updated)
+        if dotted and self.scope.resolve(dotted) == self.move.old:
+            spelled = through_binding(self.scope, dotted, self.move)
+            if spelled:
+                return _dotted_node(spelled)
         return updated
 
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
         value = updated.evaluated_value
-        mapped = self.move.map(value) if isinstance(value, str) else None
+        mapped = self.move.map(value) if isinstance(value, str) and "." in value else None
         if not mapped:
             return updated
         prefix_len = len(updated.prefix) + len(updated.quote)
@@ -227,12 +221,3 @@ def _dotted_node(dotted: str) -> cst.Attribute | cst.Name:
     node = cst.parse_expression(dotted)
     assert isinstance(node, (cst.Attribute, cst.Name))
     return node
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    return None

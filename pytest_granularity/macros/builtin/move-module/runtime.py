@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from pytest_granularity.macros import module_move
+from pytest_granularity.macros import module_move, move_blockers
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.features import prompt_paths
@@ -16,7 +16,7 @@ _MOVE_WORDS = re.compile(r"\b(move|rename|relocate)\b", re.IGNORECASE)
 
 def _move(ctx: MacroContext) -> module_move.Move:
     source = ctx.args["source"]
-    return module_move.plan(source, ctx.args["destination"], ctx.path(source).is_dir())
+    return module_move.plan(ctx.root, source, ctx.args["destination"], ctx.path(source).is_dir())
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
@@ -24,7 +24,7 @@ def preconditions(ctx: MacroContext) -> list[str]:
         source, destination = ctx.path(ctx.args["source"]), ctx.path(ctx.args["destination"])
     except PathEscape as exc:
         return [str(exc)]
-    move = module_move.plan(ctx.args["source"], ctx.args["destination"], source.is_dir())
+    move = module_move.plan(ctx.root, ctx.args["source"], ctx.args["destination"], source.is_dir())
     if source.is_dir() and not (source / "__init__.py").is_file():
         return [f"{move.old_path} is a folder but not a package (no __init__.py)"]
     if not source.is_dir() and not (source.is_file() and source.suffix == ".py"):
@@ -35,7 +35,7 @@ def preconditions(ctx: MacroContext) -> list[str]:
         return [f"the destination {move.new_path} of a module must end in .py"]
     if move.new == move.old or move.new.startswith(move.old + "."):
         return [f"cannot move {move.old} into itself"]
-    return module_move.blockers(ctx.root, move)
+    return move_blockers.blockers(ctx.root, move)
 
 
 def run(ctx: MacroContext) -> str:

@@ -1,0 +1,190 @@
+"""What a module move cannot prove safe, found before anything is written.
+
+Each refusal names the file and says why, in one of a few fixed phrasings (so refusals can be
+counted):
+
+- a non-Python text file names the module (dotted or as a path) — except generated packaging
+  metadata (``*.egg-info``) and changelogs, which record names as they were;
+- ``from <parent> import *`` that may bind the module's name where someone reads it (a literal
+  ``__all__`` without the name, a private name, or a file that never reads the name and is not
+  star-imported further, prove the star import harmless);
+- the parent package's ``__init__`` reading the module's name bound only as a side effect of
+  importing the submodule;
+- the module reached as an attribute through a name that is not only a module binding, or
+  through a module its new place is not inside;
+- an f-string that spells the dotted name;
+- an import hook (``sys.meta_path``, ``sys.path_hooks``) that builds module names of the
+  moved module's package at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ..modnames import absolute_module, import_name, import_package
+from .module_move import Move, project_modules, python_files, through_binding
+from .move_scope import Scope, dotted_chain, parse, read_loads, scope_of
+
+TEXT_SUFFIXES = (".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".csv")
+HISTORY_FILES = ("CHANGELOG", "CHANGES", "HISTORY", "NEWS")
+IMPORT_HOOKS = ("sys.meta_path", "sys.path_hooks")
+
+
+def blockers(root: Path, move: Move) -> list[str]:
+    """Every reference the rewrite cannot handle, found before anything is written."""
+    found = _text_references(root, move)
+    files = python_files(root)
+    modules = project_modules(root, files)
+    trees: dict[str, ast.Module] = {}
+    for rel in files:
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        if move.name not in text and "import *" not in text and "meta_path" not in text and "path_hooks" not in text:
+            continue
+        tree = parse(root / rel)
+        if tree is None:
+            found.append(f"{rel} does not parse; its imports cannot be rewritten")
+        else:
+            trees[rel] = tree
+    star_imported = {
+        absolute_module(import_package(root, rel), node.module, node.level)
+        for rel, tree in trees.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+    }
+    parent_all = _parent_all(root, move, files, modules)
+    for rel, tree in trees.items():
+        package = import_package(root, rel)
+        scope = scope_of(tree, package, modules)
+        context = _File(root, rel, tree, package, scope, star_imported, parent_all)
+        found.extend(f"{rel}: {problem}" for problem in _problems(context, move))
+    return found
+
+
+def _text_references(root: Path, move: Move) -> list[str]:
+    from ..workspace import iter_files
+
+    patterns = [re.compile(rf"(?<![\w.]){re.escape(move.old)}(?!\w)"), re.compile(rf"(?<![\w/]){re.escape(move.old_path)}(?![\w])")]
+    found = []
+    for path in iter_files(root):
+        rel = path.relative_to(root).as_posix()
+        if path.suffix not in TEXT_SUFFIXES or move.inside(rel) or _records_history(rel):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if any(p.search(text) for p in patterns):
+            found.append(f"{rel} (not Python) refers to {move.old}; move_module does not rewrite non-Python files")
+    return found
+
+
+def _records_history(rel: str) -> bool:
+    """Generated packaging metadata and changelogs name modules as they were; they are not rewritten."""
+    parts = PurePosixPath(rel).parts
+    return any(p.endswith(".egg-info") for p in parts) or parts[-1].upper().startswith(HISTORY_FILES)
+
+
+@dataclass(frozen=True)
+class _File:
+    """One parsed file and what the checks need to know about the project around it."""
+
+    root: Path
+    rel: str
+    tree: ast.Module
+    package: str
+    scope: Scope
+    star_imported: set[str | None]
+    parent_all: list[str] | None
+
+
+def _problems(f: _File, move: Move) -> list[str]:
+    problems = []
+    for node in ast.walk(f.tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            if move.parent and absolute_module(f.package, node.module, node.level) == move.parent:
+                problems.extend(_star_problem(f, move))
+        elif isinstance(node, ast.Attribute):
+            problems.extend(_attribute_problem(f, node, move))
+        elif isinstance(node, ast.JoinedStr) and any(
+            isinstance(v, ast.Constant) and move.old in str(v.value) for v in node.values
+        ):
+            problems.append(f"line {node.lineno} spells {move.old} in an f-string, which is not rewritten")
+    if _reads_side_effect_name(f, move):
+        problems.append(f"reads the name {move.name}, bound only as a side effect of importing the submodule {move.old}")
+    hooks = _import_hook_names(f.tree, move)
+    if hooks:
+        problems.append(f"installs an import hook ({hooks}) that builds module names of {move.old.partition('.')[0]} at run time")
+    return problems
+
+
+def _reads_side_effect_name(f: _File, move: Move) -> bool:
+    """The parent's ``__init__`` reading ``mod`` that only ``import parent.mod`` bound (no import names it)."""
+    if not f.rel.endswith("__init__.py") or import_name(f.root, f.rel) != move.parent:
+        return False
+    return move.name in read_loads(f.tree) and move.name not in f.scope.modules and move.name not in f.scope.unsure
+
+
+def _star_problem(f: _File, move: Move) -> list[str]:
+    """``from <parent> import *``: harmless when it cannot bind the name, or nobody reads what it binds."""
+    star = f"'from {move.parent} import *'"
+    if f.parent_all is not None:
+        if move.name not in f.parent_all:
+            return []
+        return [f"{star} binds {move.name} through {move.parent}.__all__, which names the submodule"]
+    if move.name.startswith("_"):
+        return []
+    if move.name in read_loads(f.tree) and move.name not in f.scope.modules:
+        return [f"{star} may bind {move.name} (no literal __all__), and this file reads that name"]
+    if import_name(f.root, f.rel) in f.star_imported:
+        return [f"{star} may bind {move.name} (no literal __all__), and this file is star-imported further"]
+    return []
+
+
+def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
+    dotted = dotted_chain(node)
+    if not dotted:
+        return []
+    head = dotted.partition(".")[0]
+    if head in f.scope.modules and head in f.scope.unsure and f"{f.scope.modules[head]}{dotted[len(head):]}" == move.old:
+        return [f"line {node.lineno} reaches {move.old} through the name {head}, which is bound to more than a module"]
+    if f.scope.resolve(dotted) == move.old and through_binding(f.scope, dotted, move) is None:
+        return [f"line {node.lineno} reaches {move.old} through {head} (module {f.scope.modules[head]}), and its new place {move.new} is not inside that module"]
+    return []
+
+
+def _parent_all(root: Path, move: Move, files: list[str], modules: set[str]) -> list[str] | None:
+    """The names ``from <parent> import *`` binds that matter: the parent's ``__all__`` when it is one
+    literal list or tuple of strings (less the module's name when the parent imports the module
+    under that name itself, since that binding is rewritten and kept), else None."""
+    init = next((rel for rel in files if rel.endswith("__init__.py") and import_name(root, rel) == move.parent), None)
+    tree = parse(root / init) if init else None
+    if init is None or tree is None:
+        return None
+    if any(isinstance(n, ast.Attribute) and dotted_chain(n) in ("__all__.extend", "__all__.append") for n in ast.walk(tree)):
+        return None
+    values = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in getattr(node, "targets", [getattr(node, "target", None)]))
+    ]
+    if len(values) != 1 or not isinstance(values[0], (ast.List, ast.Tuple)):
+        return None
+    names = [e.value for e in values[0].elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if len(names) != len(values[0].elts):
+        return None
+    if move.name in names and scope_of(tree, import_package(root, init), modules).modules.get(move.name) == move.old:
+        names.remove(move.name)
+    return names
+
+
+def _import_hook_names(tree: ast.Module, move: Move) -> str:
+    hooks = sorted({d for n in ast.walk(tree) if isinstance(n, ast.Attribute) and (d := dotted_chain(n)) in IMPORT_HOOKS})
+    if not hooks:
+        return ""
+    prefixes = {
+        n.value for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value
+        and (move.old == n.value or move.old.startswith(n.value + "."))
+    }
+    return ", ".join(hooks) if prefixes else ""

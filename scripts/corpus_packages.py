@@ -1,0 +1,79 @@
+"""The macro corpus: real pure-Python packages, pinned, fetched as source distributions.
+
+Chosen for different import styles (relative and absolute imports, star re-exports, ``__all__``,
+lazy imports inside functions, tests inside and outside the package, src layouts) and for test
+suites that pass on Python 3.11 with pytest alone and run in seconds, since every derived
+macro call reruns the suite. Sources are downloaded at benchmark time with pip and cached,
+never committed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    style: str
+    pytest_args: tuple[str, ...] = ()
+
+    @property
+    def folder(self) -> str:
+        return f"{self.name}-{self.version}"
+
+
+COMMON_ARGS = ("-o", "addopts=", "-p", "no:doctest")
+"""Every suite runs without its own ``addopts`` (coverage options need plugins not loaded here)."""
+
+CORPUS = (
+    Package("boltons", "26.2.0", "absolute imports, lazy imports inside functions, tests outside"),
+    Package("cachetools", "8.0.2", "src layout, relative imports, __all__", ("-o", "pythonpath=src")),
+    Package(
+        "idna", "3.20", "relative imports, star re-export in __init__, tests outside",
+        ("--ignore=tests/test_idna_properties.py", "--ignore=tests/test_idna_concurrency.py",
+         "--ignore=tests/test_idna_uts46.py", "--ignore=tests/test_idna_fuzz_targets.py"),
+    ),
+    Package("markupsafe", "3.0.4", "src layout, optional compiled speedups with a pure fallback", ("-o", "pythonpath=src")),
+    Package("pyflakes", "4.1.0", "absolute imports, tests inside the package, star imports in tests"),
+    Package("termcolor", "3.3.0", "src layout, __all__, absolute imports", ("-o", "pythonpath=src")),
+    Package("toolz", "1.2.0", "star re-exports, __all__, a curried sub-package, tests inside the package"),
+    Package("webencodings", "0.6.1", "relative imports, tests outside"),
+)
+
+
+def fetch(package: Package, cache: Path) -> Path:
+    """The unpacked source distribution of ``package`` under ``cache`` (downloaded once)."""
+    tree = cache / "src" / package.folder
+    if tree.is_dir():
+        return tree
+    sdists = cache / "sdists"
+    sdists.mkdir(parents=True, exist_ok=True)
+    archive = _archive(package, sdists)
+    if archive is None:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", package.name,
+             f"{package.name}=={package.version}", "-d", str(sdists)],
+            check=True,
+        )
+        archive = _archive(package, sdists)
+    if archive is None:
+        raise SystemExit(f"pip downloaded no source distribution of {package.name}=={package.version}")
+    staging = cache / "src" / (package.folder + ".partial")
+    with tarfile.open(archive) as tar:
+        tar.extractall(staging, filter="data")
+    (unpacked,) = staging.iterdir()
+    unpacked.rename(tree)
+    staging.rmdir()
+    return tree
+
+
+def _archive(package: Package, sdists: Path) -> Path | None:
+    wanted = f"{re.sub(r'[-_.]+', '_', package.name)}-{package.version}.tar.gz".lower()
+    return next((p for p in sdists.glob("*.tar.gz") if re.sub(r"[-.]+(?=.*-)", "_", p.name.lower()) == wanted), None)
