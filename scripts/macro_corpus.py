@@ -124,7 +124,10 @@ def reason_label(reason: str) -> list[str]:
 
 
 def report(packages: list[Package], suites: dict[str, tuple[str, ...]], results: list[Result]) -> str:
-    rows = ["| package | style | macro | calls | correct | clean refusals | defects |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+    """Markdown: the packages, then calls and verdicts per package and macro, then refusal reasons."""
+    rows = ["| package | style | untouched tests deselected |", "| --- | --- | ---: |"]
+    rows += [f"| {p.name} {p.version} | {p.style} | {sum(a.startswith('--deselect') for a in suites[p.name])} |" for p in packages]
+    rows += ["", "| package | macro | calls | correct | clean refusals | defects |", "| --- | --- | ---: | ---: | ---: | ---: |"]
     by_cell: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for r in results:
         by_cell[r.package, r.macro][r.verdict] += 1
@@ -133,20 +136,18 @@ def report(packages: list[Package], suites: dict[str, tuple[str, ...]], results:
         for m in MACROS:
             c = by_cell[p.name, m]
             totals[m].update(c)
-            rows.append(f"| {p.name} {p.version} | {p.style} | {m} | {sum(c.values())} | {c['correct']} | {c['refused']} | {c['defect']} |")
+            rows.append(f"| {p.name} | {m} | {sum(c.values())} | {c['correct']} | {c['refused']} | {c['defect']} |")
     for m in MACROS:
         c = totals[m]
-        rows.append(f"| **all** | | {m} | {sum(c.values())} | {c['correct']} | {c['refused']} | {c['defect']} |")
+        rows.append(f"| **all** | {m} | {sum(c.values())} | {c['correct']} | {c['refused']} | {c['defect']} |")
     reasons: Counter[tuple[str, str]] = Counter()
     for r in results:
         if r.verdict == "refused":
             reasons.update((r.macro, label) for label in reason_label(r.detail))
-    lines = ["\n".join(rows), "", "| macro | refusal reason | refusals |", "| --- | --- | ---: |"]
+    lines = ["\n".join(rows), "", "| macro | refusal reason (a refusal may give several) | refusals citing it |", "| --- | --- | ---: |"]
     lines += [f"| {m} | {label} | {n} |" for (m, label), n in sorted(reasons.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))]
     moves = totals["move_module"]
     lines += ["", f"move_module correct rate: {moves['correct']}/{sum(moves.values())}"]
-    deselected = {p.name: sum(a.startswith("--deselect") for a in suites[p.name]) for p in packages}
-    lines += [f"untouched tests deselected (they fail before any macro runs): {deselected}"]
     defects = [r for r in results if r.verdict == "defect"]
     lines += ["", f"defects: {len(defects)}"] + [f"- {r.call}: {r.detail}" for r in defects]
     return "\n".join(lines)
