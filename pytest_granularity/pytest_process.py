@@ -12,15 +12,17 @@ installed plugins such as xdist, randomly or benchmark must not change what a ru
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from .interrupts import kill_group, tracked_folder, tracked_process
 
@@ -34,6 +36,9 @@ class PytestRun:
     exit_code: int | None
     output: str
     timed_out: bool
+    results: dict[str, Any] | None = None
+    """Isolated runs only: what the run recorded of every test (see ``isolated_pytest``), or None
+    when it recorded nothing (it was ended before pytest returned)."""
 
     @property
     def passed(self) -> bool:
@@ -43,19 +48,23 @@ class PytestRun:
         return "\n".join(self.output.rstrip().splitlines()[-lines:])
 
 
-def run_pytest(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
+def run_pytest(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False) -> PytestRun:
     """Run pytest in ``cwd``; a run on byte-identical files with the same arguments is not repeated.
+
+    ``isolated`` is the verifier's way: nothing in ``cwd`` can replace pytest, its plugins or its
+    configuration, and the outcomes come from a results file written outside ``cwd`` (see
+    ``isolated_pytest``). The agent's ``run_tests`` runs the project's own way, with its config.
 
     Runs in a benchmark converge: micro, degraded hybrid and a macro that fits end in the same
     workspace, and a macro's validation runs the same suite the agent runs. Tests are meant to
     be deterministic (the benchmark's are), so the memo returns the earlier result; a run that
     timed out is never remembered, since a timeout can be the machine's fault.
     """
-    key = _memo_key(cwd, args, timeout)
+    key = _memo_key(cwd, args, timeout, isolated)
     if key in _MEMO:
         _MEMO.move_to_end(key)
         return _MEMO[key]
-    result = _run(cwd, args, timeout)
+    result = _run(cwd, args, timeout, isolated)
     if not result.timed_out:
         _MEMO[key] = result
         if len(_MEMO) > MEMO_SIZE:
@@ -63,19 +72,18 @@ def run_pytest(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
     return result
 
 
-def _memo_key(cwd: Path, args: Sequence[str], timeout: float) -> str:
+def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool) -> str:
     from .workspace import read_tree
 
-    digest = hashlib.blake2b(repr((sys.executable, list(args), timeout)).encode(), digest_size=20)
+    digest = hashlib.blake2b(repr((sys.executable, list(args), timeout, isolated)).encode(), digest_size=20)
     for rel, data in sorted(read_tree(cwd).items()):
         digest.update(rel.encode() + b"\0" + hashlib.blake2b(data, digest_size=20).digest())
     return digest.hexdigest()
 
 
-def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
-    command = [
-        sys.executable, "-m", "pytest", "-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args,
-    ]
+def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool) -> PytestRun:
+    options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args]
+    command = [sys.executable, "-m", "pytest", *options]
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         env = dict(
             os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
@@ -83,12 +91,16 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
         )
         for name in _UNSTABLE_ENV:
             env.pop(name, None)
+        results, nonce = Path(scratch) / "granularity-results.json", secrets.token_hex(16)
+        if isolated:
+            command = _isolated_command(cwd, Path(scratch), results, options)
+            env["PYTHONPATH"] = _outside_paths(env.get("PYTHONPATH", ""), cwd)
         with subprocess.Popen(
-            command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            command, cwd=cwd, env=env, stdin=subprocess.PIPE if isolated else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         ) as process, tracked_process(process.pid):
             try:
-                output, _ = process.communicate(timeout=timeout)
+                output, _ = process.communicate(f"{nonce}\n".encode() if isolated else None, timeout=timeout)
                 timed_out = False
             except subprocess.TimeoutExpired:
                 kill_group(process.pid)
@@ -97,9 +109,42 @@ def _run(cwd: Path, args: Sequence[str], timeout: float) -> PytestRun:
             finally:
                 kill_group(process.pid)
         text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
+        recorded = _read_results(results, nonce) if isolated and not timed_out else None
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
-    return PytestRun(None if timed_out else process.returncode, text, timed_out)
+    return PytestRun(None if timed_out else process.returncode, text, timed_out, recorded)
+
+
+ISOLATED_SCRIPT = Path(__file__).with_name("isolated_pytest.py")
+
+
+def _isolated_command(cwd: Path, scratch: Path, results: Path, options: Sequence[str]) -> list[str]:
+    """``isolated_pytest`` as a script (no user site), with an empty config file of ours, so the
+    workspace's ``pytest.ini``, ``pyproject.toml``, ``tox.ini`` and ``setup.cfg`` are never read."""
+    config = scratch / "granularity-pytest.ini"
+    config.write_text("[pytest]\n")
+    return [
+        sys.executable, "-s", "-B", str(ISOLATED_SCRIPT), str(results), "-c", str(config), f"--rootdir={cwd}",
+        "--color=no", "--code-highlight=no", *options,
+    ]
+
+
+def _outside_paths(pythonpath: str, cwd: Path) -> str:
+    """``PYTHONPATH`` without entries that are relative or inside ``cwd``: those would put the
+    workspace ahead of the installed pytest."""
+    keep = [p for p in pythonpath.split(os.pathsep) if p and os.path.isabs(p) and not Path(p).resolve().is_relative_to(cwd)]
+    return os.pathsep.join(keep)
+
+
+def _read_results(path: Path, nonce: str) -> dict[str, Any] | None:
+    """The run's own record, if it finished writing one that carries this run's nonce."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.pop("nonce", None) != nonce:
+        return None
+    return data
 
 
 _UNSTABLE_ENV = (

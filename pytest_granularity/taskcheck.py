@@ -1,8 +1,9 @@
 """Proving a task honest: its verifier fails on the untouched workspace and passes on the
-reference solution, and the project's own tests pass on that solution.
+reference solution, the project's own tests pass on that solution, and no cheating agent
+(``adversaries``) gets its untouched workspace accepted.
 
-A task that fails any of these would let a do-nothing agent pass, or no agent pass; both make
-every number built on it meaningless.
+A task that fails any of these would let a do-nothing or cheating agent pass, or no agent
+pass; either makes every number built on it meaningless.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .adversaries import ADVERSARIES
 from .macros import MacroRegistry
 from .pytest_process import run_pytest
 from .schemas import first_error
 from .tasks import Task, TaskError, load_task
-from .verify import verify
+from .verify import Verdict, verify
 from .workspace import Workspace, WorkspaceError, solution_files
 
 
@@ -28,15 +30,35 @@ class TaskCheck:
         return not self.problems
 
 
-def check_task_file(path: Path, macros: MacroRegistry) -> TaskCheck:
+def check_task_file(path: Path, macros: MacroRegistry, adversaries: bool = True) -> TaskCheck:
     try:
         task = load_task(path)
     except TaskError as exc:
         return TaskCheck(Path(path), (str(exc),))
     try:
-        return TaskCheck(task.path, tuple(_macro_problems(task, macros) + _problems(task)))
+        cheats = _cheat_problems(task) if adversaries else []
+        return TaskCheck(task.path, tuple(_macro_problems(task, macros) + _problems(task) + cheats))
     except WorkspaceError as exc:
         return TaskCheck(task.path, (str(exc),))
+
+
+def adversary_verdicts(task: Task) -> dict[str, Verdict]:
+    """Each cheating agent's verdict on the task's untouched workspace."""
+    verdicts = {}
+    for adversary in ADVERSARIES:
+        with Workspace.for_task(task) as workspace:
+            adversary.plant(workspace.root)
+            verdicts[adversary.name] = verify(task, workspace)
+    return verdicts
+
+
+def _cheat_problems(task: Task) -> list[str]:
+    does = {a.name: a.does for a in ADVERSARIES}
+    return [
+        f"the cheating agent '{name}' ({does[name]}) passes the verifier"
+        for name, verdict in adversary_verdicts(task).items()
+        if verdict.accepted
+    ]
 
 
 def _macro_problems(task: Task, macros: MacroRegistry) -> list[str]:

@@ -47,6 +47,7 @@ class Task:
     solution_delete: tuple[str, ...]
     verifier_tests: Path
     verifier_timeout: float
+    verifier_allow_skips: bool
     tests: tuple[str, ...]
     macro: MacroCall | None
     faults: tuple[str, ...]
@@ -83,6 +84,7 @@ def load_task(path: Path) -> Task:
         solution_delete=tuple(_relative(path, "solution.delete", p) for p in solution.get("delete", [])),
         verifier_tests=_task_folder(path, "verifier.tests", verifier["tests"]),
         verifier_timeout=float(verifier.get("timeout_seconds", DEFAULT_VERIFIER_TIMEOUT)),
+        verifier_allow_skips=bool(verifier.get("allow_skips", False)),
         tests=tuple(_relative(path, "tests", p) for p in data.get("tests", [])),
         macro=MacroCall(macro["skill"], dict(macro["args"])) if macro else None,
         faults=tuple(data.get("faults", [])),
