@@ -12,6 +12,7 @@ its policy and fault are judged by significance instead (``epoch_gate``).
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,6 +23,7 @@ from typing import Iterable
 from . import __version__
 from .epoch_gate import Cell, judge
 from .result import RunResult
+from .schemas import first_error, packaged_schema
 
 SCHEMA_VERSION = 1
 DEFAULT_BASELINE = Path(".granularity/baseline.json")
@@ -97,16 +99,17 @@ class Baseline:
 
     @classmethod
     def parse(cls, text: str, source: str) -> "Baseline":
+        """A baseline from its JSON text, validated against ``schemas/baseline.schema.json``."""
         try:
             data = json.loads(text)
-            if data.get("schema_version") != SCHEMA_VERSION:
-                raise BaselineError(f"{source}: field 'schema_version': {data.get('schema_version')!r} is not {SCHEMA_VERSION}")
-            runs = {k: Entry(bool(v["success"]), int(v["steps"]), int(v["tokens"])) for k, v in data["runs"].items()}
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            if isinstance(exc, BaselineError):
-                raise
-            raise BaselineError(f"{source}: not a pytest-granularity baseline ({type(exc).__name__}: {exc})") from None
-        return cls(runs, source)
+        except ValueError as exc:
+            raise BaselineError(f"{source}: not a pytest-granularity baseline: not JSON ({exc})") from None
+        if isinstance(data, dict) and data.get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+            raise BaselineError(f"{source}: field 'schema_version': {data['schema_version']!r} is not {SCHEMA_VERSION}")
+        error = first_error(packaged_schema("baseline.schema.json"), data)
+        if error:
+            raise BaselineError(f"{source}: field '{error[0]}': {error[1]}")
+        return cls({k: Entry(v["success"], v["steps"], v["tokens"]) for k, v in data["runs"].items()}, source)
 
 
 def load_baseline(spec: str, root: Path) -> Baseline:
@@ -165,10 +168,9 @@ def run_regression(entry: Entry | None, result: RunResult, thresholds: Threshold
     numbers = f"baseline: passed, {entry.steps} steps, {entry.tokens} tokens; now: {result.outcome}, {result.steps} steps, {result.tokens} tokens"
     if not result.success:
         return f"regressed: {result.task} [{result.policy}, fault {result.fault}] passed in the baseline and now fails ({numbers})"
-    if entry.tokens and result.tokens > entry.tokens * (1 + thresholds.test_token_tolerance):
-        rise = result.tokens / entry.tokens - 1
+    if result.tokens > entry.tokens * (1 + thresholds.test_token_tolerance):
         return (
-            f"regressed: {result.task} [{result.policy}, fault {result.fault}] tokens rose {rise:+.1%}, "
+            f"regressed: {result.task} [{result.policy}, fault {result.fault}] tokens rose {_rise_text(entry.tokens, result.tokens)}, "
             f"past the per-test tolerance of {thresholds.test_token_tolerance:.1%} ({numbers})"
         )
     return None
@@ -244,13 +246,24 @@ def _aggregate(report: GateReport, policy: str, fault: str, matched: list[tuple[
         )
     elif drop < 0:
         report.improvements.append(f"{where}: success rate rose {before_success:.3f} -> {after_success:.3f}")
-    rise = after_tokens / before_tokens - 1 if before_tokens else 0.0
+    rise = _rise(before_tokens, after_tokens)
     if rise > thresholds.max_token_increase + 1e-12:
         report.regressions.append(
-            f"{where}: mean tokens rose {before_tokens:.1f} -> {after_tokens:.1f} ({rise:+.1%}), past --granularity-max-token-increase={thresholds.max_token_increase:.1%}"
+            f"{where}: mean tokens rose {before_tokens:.1f} -> {after_tokens:.1f} ({_rise_text(before_tokens, after_tokens)}), past --granularity-max-token-increase={thresholds.max_token_increase:.1%}"
         )
     elif rise < 0:
         report.improvements.append(f"{where}: mean tokens fell {before_tokens:.1f} -> {after_tokens:.1f} ({rise:+.1%})")
+
+
+def _rise(before: float, after: float) -> float:
+    """The relative change; from 0, anything more is an unbounded rise (not "no change")."""
+    if before:
+        return after / before - 1
+    return math.inf if after > 0 else 0.0
+
+
+def _rise_text(before: float, after: float) -> str:
+    return f"{_rise(before, after):+.1%}" if before else "from 0"
 
 
 def markdown(report: GateReport, source: str) -> str:

@@ -44,7 +44,9 @@ from .result import ERROR, RECORD_KEY, RunResult, records_in
 from .routing import POLICY_NAMES
 from .runner import RunSettings, run_task
 from .schemas import DefinitionError
-from .tasks import FAULTS, TASK_FILE, Task, TaskError, load_task
+from .output_paths import output_problem
+from .taskcheck import macro_call_problems
+from .tasks import FAULTS, TASK_FILE, Task, TaskError, find_task_files, load_task
 
 pytest_plugins = ["pytest_granularity.model_plugin"]
 
@@ -57,6 +59,8 @@ fault_set_key = pytest.StashKey[str]()
 epochs_key = pytest.StashKey[int]()
 gate_key = pytest.StashKey["GateSettings"]()
 interrupts_key = pytest.StashKey[bool]()
+fixtures_key = pytest.StashKey[frozenset[Path]]()
+task_ids_key = pytest.StashKey[dict[str, Path]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -163,6 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from .model_plugin import run_settings
 
+    _check_outputs(config)
     macros = _macro_registry(config)
     config.stash[policies_key] = _selected_policies(config, macros)
     config.stash[fault_set_key] = _fault_set(config)
@@ -173,11 +178,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[settings_key] = RunSettings(
         agent=_agent_factory(config),
         macros=macros,
-        max_steps=config.getoption("--granularity-max-steps"),
+        max_steps=_max_steps(config),
         retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
         seed=_int_setting(config, "--granularity-seed", "granularity_seed", 0),
         **run_settings(config),
     )
+    config.stash[fixtures_key] = _fixture_folders(config)
+    config.stash[task_ids_key] = {}
     config.stash[gate_key] = _gate_settings(config)
     collector = RunCollector(config)
     config.pluginmanager.register(collector, "granularity-collector")
@@ -197,6 +204,36 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
     config.stash[interrupts_key] = interrupts.install()
     if hasattr(config, "workerinput"):
         interrupts.die_with_parent()
+
+
+def _check_outputs(config: pytest.Config) -> None:
+    """Files written at the end must be writable now, not after the whole benchmark ran."""
+    for option, companions in (("--granularity-report", (".jsonl",)), ("--granularity-plot", ())):
+        value = config.getoption(option)
+        path = Path(value) if value else None
+        problem = output_problem(path, [path.with_suffix(s) for s in companions]) if path else None
+        if problem:
+            raise pytest.UsageError(f"{option}: {problem}")
+
+
+def _max_steps(config: pytest.Config) -> int | None:
+    value = config.getoption("--granularity-max-steps")
+    if value is not None and value < 1:
+        raise pytest.UsageError(f"--granularity-max-steps: {value} must be at least 1 (leave it out to use each task's own limit)")
+    return value
+
+
+def _fixture_folders(config: pytest.Config) -> frozenset[Path]:
+    """The fixtures of the tasks being collected: projects to copy, never test modules to collect."""
+    base = config.invocation_params.dir
+    paths = [base / arg.split("::")[0] for arg in config.args] or [base]
+    folders = set()
+    for path in find_task_files(paths):
+        try:
+            folders.add(load_task(path).fixture.resolve())
+        except TaskError:
+            continue
+    return frozenset(folders)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -352,12 +389,16 @@ def _macro_registry(config: pytest.Config) -> MacroRegistry:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A task folder's setup, solution and hidden verifier are data, never tests of their own.
+    """A task folder's setup, solution and hidden verifier are data, never tests of their own, and
+    neither are the fixtures the collected tasks are built on.
 
     In a contract session the items are the contract checks: no file is collected, so macro
     folders given as paths (and the example projects inside them) are not run as tests.
     """
     if collection_path.name != TASK_FILE and (collection_path.parent / TASK_FILE).is_file():
+        return True
+    fixtures = config.stash.get(fixtures_key, frozenset())
+    if fixtures and collection_path.is_dir() and collection_path.resolve() in fixtures:
         return True
     if config.getoption("--granularity-contracts", False) and collection_path.is_file():
         return True
@@ -376,6 +417,10 @@ class TaskFile(pytest.File):
             task = load_task(self.path)
         except TaskError as exc:
             raise self.CollectError(str(exc)) from None
+        self._check_unique(task)
+        problems = macro_call_problems(task, self.config.stash[settings_key].macros)
+        if problems:
+            raise self.CollectError(f"{task.path}: {problems[0]}")
         baseline = self.config.stash[gate_key].baseline
         epochs = self.config.stash[epochs_key]
         for policy in self.config.stash[policies_key]:
@@ -403,6 +448,13 @@ def _single_entry(baseline: Baseline | None, epochs: int, task: str, policy: str
     if baseline is None or _judged_over_epochs(baseline, epochs, task, policy, fault):
         return None
     return baseline.entry_for(task, policy, fault)
+
+
+    def _check_unique(self, task: Task) -> None:
+        seen = self.config.stash[task_ids_key]
+        other = seen.setdefault(task.id, task.path)
+        if other != task.path:
+            raise self.CollectError(f"{task.path}: field 'id': '{task.id}' is also the id of {other}; task ids must be unique")
 
 
 class RunFailed(Exception):

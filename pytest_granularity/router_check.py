@@ -18,11 +18,17 @@ from .schemas import DefinitionError, check, packaged_schema
 
 ARRAYS = ("feature", "threshold", "children_left", "children_right", "value")
 LEAF = -1
+ROUTER_FORMAT = "pytest-granularity router"
+SUPPORTED_VERSION = 1
 
 
 def check_router(path: Path, data: Any, trees: dict[str, tuple[Sequence[str], Sequence[str]]]) -> None:
     """Raise :class:`DefinitionError` for the first defect; ``trees`` maps a tree's field to
     (the features it must use, in order; the classes it may predict)."""
+    if isinstance(data, dict) and data.get("format") != ROUTER_FORMAT:
+        raise DefinitionError(path, "format", f"not a {ROUTER_FORMAT} file (its format is {data.get('format')!r})")
+    if isinstance(data, dict) and data.get("version", SUPPORTED_VERSION) != SUPPORTED_VERSION:
+        raise DefinitionError(path, "version", f"{data['version']!r} is not supported (this release reads version {SUPPORTED_VERSION})")
     check(path, packaged_schema("router.schema.json"), data)
     for name, (features, classes) in trees.items():
         problem = _tree_problem(data[name], features, classes)
@@ -53,7 +59,7 @@ def _node_problem(tree: dict[str, Any], node: int, count: int) -> tuple[str, str
         return f"children_left[{node}]", f"node {node} has one child ({left}, {right}); a node has two or none"
     for name, child in (("children_left", left), ("children_right", right)):
         if child != LEAF and not 0 < child < count:
-            return f"{name}[{node}]", f"child {child} is not a node (1 to {count - 1}, or -1 for a leaf)"
+            return f"{name}[{node}]", f"child {child} is not a node (1 to {count - 1}; node 0 is the root; -1 marks a leaf)"
     if len(tree["value"][node]) != len(tree["classes"]):
         return f"value[{node}]", f"has {len(tree['value'][node])} counts for {len(tree['classes'])} classes"
     if left == LEAF:

@@ -19,12 +19,13 @@ from .failures import FAILURE_CLASSES
 from .features import Features, compute
 from .macros import MacroRegistry
 from .policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
+from .router_check import ROUTER_FORMAT, check_router
+from .schemas import DefinitionError
 from .tasks import Task
 from .workspace import Workspace
 
 RECOVERY_FEATURES = (*FAILURE_CLASSES, "side_effects", "validation_failed", "changed_paths")
 DEGRADE, STOP = "degrade", "stop"
-ROUTER_FORMAT = "pytest-granularity router"
 POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
 
 
@@ -114,16 +115,19 @@ class Router:
 
     @classmethod
     def load(cls, path: Path) -> "Router":
+        """Read and fully validate ``path`` (see ``router_check``): a bad file is one :class:`RouterError`."""
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise RouterError(f"{path}: cannot read the router: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != ROUTER_FORMAT:
-            raise RouterError(f"{path}: field 'format': not a {ROUTER_FORMAT} file")
         try:
-            return cls(Tree.from_dict(data["mode_tree"]), Tree.from_dict(data["recovery_tree"]))
-        except (KeyError, TypeError) as exc:
-            raise RouterError(f"{path}: missing or malformed field {exc}") from None
+            check_router(Path(path), data, {
+                "mode_tree": (Features.names(), (MACRO, MICRO)),
+                "recovery_tree": (RECOVERY_FEATURES, (DEGRADE, STOP)),
+            })
+        except DefinitionError as exc:
+            raise RouterError(str(exc)) from None
+        return cls(Tree.from_dict(data["mode_tree"]), Tree.from_dict(data["recovery_tree"]))
 
     def mode_of(self, f: Features) -> str:
         return self.mode.predict(f.vector())

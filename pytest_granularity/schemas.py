@@ -53,6 +53,8 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DefinitionError(path, "<file>", f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise DefinitionError(path, "<file>", f"not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

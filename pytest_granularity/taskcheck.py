@@ -37,7 +37,7 @@ def check_task_file(path: Path, macros: MacroRegistry, adversaries: bool = True)
         return TaskCheck(Path(path), (str(exc),))
     try:
         cheats = _cheat_problems(task) if adversaries else []
-        return TaskCheck(task.path, tuple(_macro_problems(task, macros) + _problems(task) + cheats))
+        return TaskCheck(task.path, tuple(macro_call_problems(task, macros) + _problems(task) + cheats))
     except WorkspaceError as exc:
         return TaskCheck(task.path, (str(exc),))
 
@@ -61,7 +61,8 @@ def _cheat_problems(task: Task) -> list[str]:
     ]
 
 
-def _macro_problems(task: Task, macros: MacroRegistry) -> list[str]:
+def macro_call_problems(task: Task, macros: MacroRegistry) -> list[str]:
+    """What is wrong with the task's reference macro call: an unknown macro, or arguments its schema refuses."""
     if task.macro is None:
         return []
     macro = macros.get(task.macro.skill)

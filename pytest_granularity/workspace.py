@@ -183,7 +183,36 @@ class Workspace:
 
 
 def overlay(root: Path, source: Path) -> None:
-    shutil.copytree(source, root, dirs_exist_ok=True, ignore=_ignore_caches)
+    """Copy ``source`` over ``root``. Symlinks are copied as links, never followed, and must point
+    inside ``source`` by a relative path, so nothing outside it is copied in or reachable."""
+    check_links(source)
+    shutil.copytree(source, root, dirs_exist_ok=True, ignore=_ignore_caches, symlinks=True)
+
+
+def check_links(folder: Path) -> None:
+    """Raise :class:`WorkspaceError` naming the first symlink under ``folder`` that leaves it or loops."""
+    base = folder.resolve()
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in sorted(dirnames + filenames):
+            link = Path(dirpath) / name
+            problem = _link_problem(link, base) if link.is_symlink() else None
+            if problem:
+                raise WorkspaceError(f"{link}: {problem}")
+
+
+def _link_problem(link: Path, base: Path) -> str | None:
+    target = os.readlink(link)
+    if os.path.isabs(target):
+        return f"a symlink to the absolute path {target}; only relative links inside {base} are copied"
+    try:
+        resolved = link.resolve(strict=True)
+    except FileNotFoundError:
+        resolved = link.resolve()
+    except (RuntimeError, OSError):
+        return f"a symlink loop (it points to {target})"
+    if resolved != base and base not in resolved.parents:
+        return f"a symlink that points outside {base} (to {resolved})"
+    return None
 
 
 def solution_files(task: Task) -> dict[str, bytes]:

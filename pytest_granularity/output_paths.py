@@ -1,0 +1,30 @@
+"""Checking, before a run starts, that the files it will write at the end can be written.
+
+A report or plot path that is a folder, or lies under a file or an unwritable folder, would only
+fail after the whole benchmark ran, losing it. Nothing is created here: the nearest existing
+folder is probed with a temporary file that is removed at once.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+
+def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
+    """Why ``path`` (and files written beside it) cannot be written, or None."""
+    for target in (path, *companions):
+        if target.is_dir():
+            return f"{target} is a folder; give the path of a file to write"
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot create {path}: {folder} is a file, not a folder"
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"cannot write in {folder}: {exc.strerror or exc}"
+    return None
