@@ -18,9 +18,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="granularity", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     tasks = commands.add_parser("tasks", help="work with task files").add_subparsers(dest="tasks_command", required=True)
-    check = tasks.add_parser("check", help="prove every task honest: verifier fails before, passes after the reference")
+    check = tasks.add_parser("check", help="prove every task honest: verifier fails before, passes after the reference, resists cheating agents")
     check.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
     check.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
+    check.add_argument("--no-adversaries", action="store_true", help="skip the cheating agents (eight verifier runs per task)")
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
     report = commands.add_parser("report", help="re-render the table of a saved --granularity-report")
@@ -83,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _explain(args.task, args.router)
     if args.tasks_command == "stats":
         return _tasks_stats(args.paths)
-    return _tasks_check(args.paths, args.macros)
+    return _tasks_check(args.paths, args.macros, not args.no_adversaries)
 
 
 def _task_infos(root: Path) -> dict[str, TaskInfo]:
@@ -325,11 +326,13 @@ def _merge(reports: list[Path], output: Path) -> int:
     return 0
 
 
-def _tasks_check(paths: list[Path], macro_folders: list[Path]) -> int:
+def _tasks_check(paths: list[Path], macro_folders: list[Path], adversaries: bool) -> int:
+    from . import interrupts
     from .macros import MacroRegistry
     from .schemas import DefinitionError
     from .taskcheck import check_task_file
 
+    interrupts.install()
     try:
         macros = MacroRegistry.load(macro_folders)
     except DefinitionError as exc:
@@ -341,7 +344,7 @@ def _tasks_check(paths: list[Path], macro_folders: list[Path]) -> int:
         return 2
     failed = 0
     for i, path in enumerate(files, 1):
-        result = check_task_file(path, macros)
+        result = check_task_file(path, macros, adversaries)
         status = "ok" if result.ok else "FAILED"
         print(f"[{i}/{len(files)}] {status} {path.parent.name}", flush=True)
         for problem in result.problems:

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import REPO
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.taskcheck import check_task_file
+from pytest_granularity.taskcheck import adversary_verdicts, check_task_file
 from pytest_granularity.tasks import FAMILIES, find_task_files, load_task
 
 TASK_FILES = find_task_files([REPO / "benchmark_tasks"])
@@ -19,8 +19,20 @@ def macros():
 
 @pytest.mark.parametrize("path", TASK_FILES, ids=[p.parent.name for p in TASK_FILES])
 def test_task_is_honest(path, macros):
-    result = check_task_file(path, macros)
+    result = check_task_file(path, macros, adversaries=False)
     assert result.ok, "\n".join(result.problems)
+
+
+CHEAT_SAMPLE = [p for p in TASK_FILES if p.parent.name in {
+    "inventory-fix-tax-rate", "textkit-rename-default-top-n", "hookshot-move-urls-into-util", "ledgerflow-recover-move-records",
+}]
+
+
+@pytest.mark.parametrize("path", CHEAT_SAMPLE, ids=[p.parent.name for p in CHEAT_SAMPLE])
+def test_no_cheating_agent_passes(path):
+    """One task per fixture here; scripts/adversary_table.py runs every cheat on all 80 tasks."""
+    verdicts = adversary_verdicts(load_task(path))
+    assert len(verdicts) == 8 and not [name for name, verdict in verdicts.items() if verdict.accepted]
 
 
 def test_the_benchmark_has_twenty_tasks_per_family():
