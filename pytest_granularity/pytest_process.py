@@ -81,7 +81,7 @@ def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool) ->
     return digest.hexdigest()
 
 
-def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool) -> PytestRun:
+def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False) -> PytestRun:
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args]
     command = [sys.executable, "-m", "pytest", *options]
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
