@@ -208,7 +208,7 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
 
 def _check_outputs(config: pytest.Config) -> None:
     """Files written at the end must be writable now, not after the whole benchmark ran."""
-    for option, companions in (("--granularity-report", (".jsonl",)), ("--granularity-plot", ())):
+    for option, companions in (("--granularity-report", (".jsonl",)), ("--granularity-plot", ()), ("--granularity-html", ())):
         value = config.getoption(option)
         path = Path(value) if value else None
         problem = output_problem(path, [path.with_suffix(s) for s in companions]) if path else None

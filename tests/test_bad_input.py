@@ -359,6 +359,7 @@ def test_the_fixtures_of_the_collected_tasks_are_not_collected(project):
         ("--granularity-report", "{file}/report.json", "--granularity-report: cannot create {file}/report.json: {file} is a file, not a folder"),
         ("--granularity-report", "/proc/granularity/report.json", "--granularity-report: cannot write in /proc: *"),
         ("--granularity-plot", "{dir}", "--granularity-plot: {dir} is a folder; give the path of a file to write"),
+        ("--granularity-html", "{file}/page.html", "--granularity-html: cannot create {file}/page.html: {file} is a file, not a folder"),
         ("--granularity-max-steps", "0", "--granularity-max-steps: 0 must be at least 1 (leave it out to use each task's own limit)"),
         ("--granularity-max-steps", "-3", "--granularity-max-steps: -3 must be at least 1*"),
         ("--granularity-retrieval-k", "-1", "--granularity-retrieval-k: -1 must not be negative"),
