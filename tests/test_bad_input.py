@@ -184,7 +184,7 @@ def _set(tree: str, field: str, index: int, value):
     [
         (_set("recovery_tree", "children_left", 2, 1), "field 'recovery_tree.children_left[2]': node 1 is reached twice (a cycle or a shared child)"),
         (_set("recovery_tree", "children_right", 2, 0), "field 'recovery_tree.children_right[2]': child 0 is not a node (1 to 4; node 0 is the root; -1 marks a leaf)"),
-        (_set("mode_tree", "children_left", 0, 999), "field 'mode_tree.children_left[0]': child 999 is not a node"),
+        (_set("recovery_tree", "children_left", 0, 999), "field 'recovery_tree.children_left[0]': child 999 is not a node"),
         (_set("recovery_tree", "feature", 0, 99), "field 'recovery_tree.feature[0]': 99 is not a feature index (0 to 7)"),
         (_set("recovery_tree", "threshold", 0, "high"), "field 'recovery_tree.threshold.0': 'high' is not of type 'number'"),
         (_set("recovery_tree", "children_right", 0, -1), "field 'recovery_tree.children_left[0]': node 0 has one child (1, -1); a node has two or none"),
