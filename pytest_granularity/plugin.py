@@ -435,6 +435,12 @@ class TaskFile(pytest.File):
                         item.add_marker(pytest.mark.xfail(reason=f"failed in the baseline {baseline.source}", strict=False))
                     yield item
 
+    def _check_unique(self, task: Task) -> None:
+        seen = self.config.stash[task_ids_key]
+        other = seen.setdefault(task.id, task.path)
+        if other != task.path:
+            raise self.CollectError(f"{task.path}: field 'id': '{task.id}' is also the id of {other}; task ids must be unique")
+
 
 def _judged_over_epochs(baseline: Baseline | None, epochs: int, task: str, policy: str, fault: str) -> bool:
     """One run of a repeated cell is one coin flip: the gate judges the cell's success fraction
@@ -448,13 +454,6 @@ def _single_entry(baseline: Baseline | None, epochs: int, task: str, policy: str
     if baseline is None or _judged_over_epochs(baseline, epochs, task, policy, fault):
         return None
     return baseline.entry_for(task, policy, fault)
-
-
-    def _check_unique(self, task: Task) -> None:
-        seen = self.config.stash[task_ids_key]
-        other = seen.setdefault(task.id, task.path)
-        if other != task.path:
-            raise self.CollectError(f"{task.path}: field 'id': '{task.id}' is also the id of {other}; task ids must be unique")
 
 
 class RunFailed(Exception):
