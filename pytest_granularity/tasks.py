@@ -47,12 +47,12 @@ class Task:
     solution_delete: tuple[str, ...]
     verifier_tests: Path
     verifier_timeout: float
-    verifier_allow_skips: bool
     tests: tuple[str, ...]
     macro: MacroCall | None
     faults: tuple[str, ...]
     max_steps: int
     fit: str | None = None
+    verifier_allow_skips: bool = False
 
 
 def load_task(path: Path) -> Task:
