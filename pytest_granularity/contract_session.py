@@ -13,13 +13,20 @@ from typing import Any
 import pytest
 
 from .contracts import CHECKS, CheckFailed, CheckSkipped, Subject, contract_names, macro_folders_to_check, run_check
+from .sandbox import Sandbox
 
 
 class ContractSession:
     """``--granularity-contracts``: the session's items are the contract checks, one per macro and check."""
 
-    def __init__(self, roots: list[Path]) -> None:
+    def __init__(self, roots: list[Path], sandbox: Sandbox) -> None:
         self.roots = roots
+        self.sandbox = sandbox
+
+    def pytest_report_header(self) -> str | None:
+        if self.sandbox.active:
+            return None
+        return "contract checks without a sandbox: the side-effects check sees writes in and next to the workspace, not elsewhere"
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -31,7 +38,7 @@ class ContractSession:
             config.hook.pytest_deselected(items=list(items))
         items[:] = [
             ContractItem.from_parent(
-                session, name=f"{folder.name}[{check}]", nodeid=f"contracts/{folder.name}::{check}", subject=Subject(folder, names), check=check
+                session, name=f"{folder.name}[{check}]", nodeid=f"contracts/{folder.name}::{check}", subject=Subject(folder, names, self.sandbox), check=check
             )
             for folder in folders
             for check in CHECKS

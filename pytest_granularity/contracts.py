@@ -3,7 +3,8 @@
 Each check is one function and one test item, so a failure reads as a normal test failure that
 names the macro, the check and the evidence. Static checks read the macro's files; dynamic
 checks run the macro on the examples its contract declares (a task folder, with optional ways to
-break a precondition and the validation). A macro that does not load, or whose replay fails, has
+break a precondition and the validation), in the session's sandbox: with one, a write outside
+the workspace fails and is evidence; without one, only writes next to the workspace are seen. A macro that does not load, or whose replay fails, has
 its later dynamic checks skipped with a pointer to the check that failed, so every defect is
 reported by exactly one check.
 """
@@ -11,12 +12,14 @@ reported by exactly one check.
 from __future__ import annotations
 
 import dataclasses
-import os
+import functools
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +30,7 @@ from .failures import EXECUTOR_EXCEPTION, FAILURE_CLASSES, PRECONDITION_MISMATCH
 from .interrupts import track_folder, untrack_folder
 from .macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke, load_macro
 from .macros.contract import CONTRACT_FILE, SKILL_FILE, read_skill_front_matter, resolve_callable
+from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import DefinitionError, packaged_schema, read_yaml_mapping
 from .tasks import MacroCall, Task, TaskError, load_task
 from .tools import MICRO_TOOLS
@@ -37,6 +41,7 @@ SKILL_KEYS = frozenset({"name", "description", "license", "compatibility", "meta
 SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 OWNED_ELSEWHERE = ("parameters", "failure_classes", "fallback", "preconditions.check", "validation.check", "run", "examples")
 TIMEOUT_PROBE_SECONDS = 0.5
+STALL_MARKER = ".granularity-stalled"
 
 
 class CheckFailed(Exception):
@@ -49,10 +54,11 @@ class CheckSkipped(Exception):
 
 @dataclass(frozen=True)
 class Subject:
-    """One macro under check, and every macro name collected beside it."""
+    """One macro under check, every macro name collected beside it, and the sandbox its runs use."""
 
     folder: Path
     names: Counter[str]
+    sandbox: Sandbox = NO_SANDBOX
 
 
 def _require(condition: bool, evidence: str) -> None:
@@ -154,19 +160,23 @@ def check_unique_name(s: Subject) -> None:
 
 
 def check_replay(s: Subject) -> None:
-    for example, outcome, verdict in _replays(s.folder):
+    for example, outcome, verdict in _replays(s):
         if outcome.timed_out:
             raise CheckSkipped(f"{example.id}: the macro ran past its timeout; see the 'timeout' check")
+        if outcome.outside_writes:
+            raise CheckSkipped(f"{example.id}: the macro wrote outside its workspace; see the 'side-effects' check")
         _require(outcome.ok, f"example {example.id}: the macro failed ({outcome.failure_class}): {outcome.reason}")
         _require(verdict, f"example {example.id}: the macro reported success but the verifier rejected the workspace")
 
 
 def check_side_effects(s: Subject) -> None:
+    for example, outcome, _ in _replays(s):
+        _require(not outcome.outside_writes, f"example {example.id}: the macro wrote outside the workspace: {', '.join(outcome.outside_writes)} (refused by the sandbox)")
     _replayed_ok(s)
-    for example, outcome, _ in _replays(s.folder):
+    for example, outcome, _ in _replays(s):
         _require(not outcome.violations, f"example {example.id}: " + "; ".join(outcome.violations))
-        outside = _outside_writes(s.folder).get(example.id, ())
-        _require(not outside, f"example {example.id}: the macro wrote outside the workspace: {', '.join(outside)}")
+        beside = _written_beside(s).get(example.id, ())
+        _require(not beside, f"example {example.id}: the macro wrote outside the workspace: {', '.join(beside)}")
 
 
 def check_preconditions(s: Subject) -> None:
@@ -175,7 +185,7 @@ def check_preconditions(s: Subject) -> None:
     for example, breaker in _examples_with(s.folder, "breaks_precondition"):
         with _workspace(example, breaker) as ws:
             before = ws.files()
-            outcome = _invoke(macro, ws, example, breaker)
+            outcome = _invoke(macro, ws, example, breaker, s.sandbox)
             changed = compare(before, ws.files())
         _require(outcome.failure_class == PRECONDITION_MISMATCH, f"example {example.id} with a broken precondition: expected precondition_mismatch, got {outcome.failure_class or 'success'} ({outcome.reason})")
         _require(not changed, f"example {example.id}: the refusal changed the workspace: {', '.join(changed.paths)}")
@@ -188,7 +198,7 @@ def check_validation(s: Subject) -> None:
     _require(bool(examples), f"{CONTRACT_FILE}: field 'examples': no example declares 'breaks_validation', so nothing shows the validation can fail")
     for example, breaker in examples:
         with _workspace(example, breaker) as ws:
-            outcome = _invoke(macro, ws, example, breaker)
+            outcome = _invoke(macro, ws, example, breaker, s.sandbox)
         _require(outcome.failure_class == VALIDATION_FAILURE, f"example {example.id} with a broken validation: expected validation_failure, got {outcome.failure_class or 'success'} ({outcome.reason})")
 
 
@@ -203,9 +213,9 @@ def check_faults(s: Subject) -> None:
     for example in _examples(s.folder):
         for point in ("early", "late"):
             with _workspace(example, {}) as ws:
-                outcome = _invoke(macro, ws, example, {}, _fault_at(point))
+                outcome = _invoke(macro, ws, example, {}, s.sandbox, _fault_at(point))
             _require(outcome.failure_class in declared, f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as {outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})")
-        settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]))
+        settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]), sandbox=s.sandbox)
         task = dataclasses.replace(example, macro=MacroCall(macro.name, example.macro.args))
         result = run_task(task, FIXED_POLICIES["hybrid"], "early", settings, _fault_at("early"))
         _require(result.success and result.degraded, f"example {example.id}: after an early fault the fallback (micro tools) did not recover: {result.summary()}\n{result.verifier_output}")
@@ -213,43 +223,45 @@ def check_faults(s: Subject) -> None:
 
 def check_timeout(s: Subject) -> None:
     macro = _load(s.folder)
-    for example, outcome, _ in _replays(s.folder):
+    for example, outcome, _ in _replays(s):
         if outcome.timed_out:
             raise CheckFailed(f"example {example.id}: the macro did not finish within its timeout_seconds ({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}")
     example = _examples(s.folder)[0]
+    token = f"granularity-stall-{uuid.uuid4().hex}"
     with _workspace(example, {}) as ws:
-        pid_file = ws.root.parent / "probe.pid"
-        slow = dataclasses.replace(macro, run=_stalled(macro.run, pid_file), contract={**macro.contract, "timeout_seconds": TIMEOUT_PROBE_SECONDS})
-        outcome = _invoke(slow, ws, example, {})
-        child = int(pid_file.read_text()) if pid_file.exists() else None
+        slow = dataclasses.replace(macro, run=functools.partial(_stall, token), contract={**macro.contract, "timeout_seconds": TIMEOUT_PROBE_SECONDS})
+        outcome = _invoke(slow, ws, example, {}, s.sandbox)
+        started = (ws.root / STALL_MARKER).is_file()
     _require(outcome.timed_out and outcome.failure_class == EXECUTOR_EXCEPTION, f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: {outcome.failure_class or 'success'} ({outcome.reason})")
-    _require(child is not None and not _alive(child), f"a process the stalled call started (pid {child}) outlived the timeout")
+    _require(started and not _outlived(token), f"a process the stalled call started ({'running' if started else 'never started'}) outlived the timeout")
 
 
-def _stalled(run: Callable[..., str], pid_file: Path) -> Callable[..., str]:
-    """The macro's run, held up by a child process past any timeout: the probe for enforcement."""
+def _stall(token: str, ctx: MacroContext) -> str:
+    """A macro's work held up by a child process past any timeout: the probe for enforcement.
 
-    def stalled(ctx: MacroContext) -> str:
-        process = subprocess.Popen(["sleep", "60"])
-        pid_file.write_text(str(process.pid))
-        process.wait()
-        return run(ctx)
+    The child carries ``token`` on its command line, so it can be found from outside a PID
+    namespace too; module-level, so a sandboxed macro process can import it.
+    """
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", token])
+    (ctx.root / STALL_MARKER).write_text(token)
+    process.wait()
+    return "finished"
 
-    return stalled
 
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a killed process waiting to be reaped, a zombie, does not)."""
+def _outlived(token: str) -> bool:
+    """Whether a process with ``token`` on its command line still runs (a zombie has none)."""
     for _ in range(50):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        stat = Path(f"/proc/{pid}/stat")
-        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+        if not any(token.encode() in _command_line(p) for p in Path("/proc").iterdir() if p.name.isdigit()):
             return False
         time.sleep(0.02)
     return True
+
+
+def _command_line(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 STATIC: dict[str, Callable[[Subject], None]] = {
@@ -341,10 +353,10 @@ class _workspace:
         untrack_folder(self.sandbox)
 
 
-def _invoke(macro: Macro, ws: Workspace, task: Task, breaker: dict[str, Any], fault: Any = None) -> MacroOutcome:
+def _invoke(macro: Macro, ws: Workspace, task: Task, breaker: dict[str, Any], sandbox: Sandbox, fault: Any = None) -> MacroOutcome:
     assert task.macro is not None
     args = {k: v for k, v in {**task.macro.args, **breaker.get("args", {})}.items() if v is not None}
-    context = MacroContext(ws, args, task.tests, 60.0)
+    context = MacroContext(ws, args, task.tests, 60.0, sandbox=sandbox)
     return invoke(macro, context, fault) if fault else invoke(macro, context)
 
 
@@ -357,28 +369,28 @@ def _fault_at(point: str) -> Any:
 
 
 @lru_cache(maxsize=None)
-def _replay_cache(folder: Path) -> tuple[tuple[Task, MacroOutcome, bool, tuple[str, ...]], ...]:
+def _replay_cache(folder: Path, sandbox: Sandbox) -> tuple[tuple[Task, MacroOutcome, bool, tuple[str, ...]], ...]:
     macro = _load(folder)
     results = []
     for example in _examples(folder):
         manager = _workspace(example, {})
         with manager as ws:
-            outcome = _invoke(macro, ws, example, {})
-            verdict = outcome.ok and verify(example, ws).accepted
+            outcome = _invoke(macro, ws, example, {}, sandbox)
+            verdict = outcome.ok and verify(example, ws, sandbox).accepted
         results.append((example, outcome, verdict, tuple(manager.outside)))
     return tuple(results)
 
 
-def _replays(folder: Path) -> list[tuple[Task, MacroOutcome, bool]]:
-    return [(t, o, v) for t, o, v, _ in _replay_cache(folder)]
+def _replays(s: Subject) -> list[tuple[Task, MacroOutcome, bool]]:
+    return [(t, o, v) for t, o, v, _ in _replay_cache(s.folder, s.sandbox)]
 
 
-def _outside_writes(folder: Path) -> dict[str, tuple[str, ...]]:
-    return {t.id: outside for t, _, _, outside in _replay_cache(folder)}
+def _written_beside(s: Subject) -> dict[str, tuple[str, ...]]:
+    return {t.id: beside for t, _, _, beside in _replay_cache(s.folder, s.sandbox)}
 
 
 def _replayed_ok(s: Subject) -> None:
-    for example, outcome, verdict in _replays(s.folder):
+    for example, outcome, verdict in _replays(s):
         if not (outcome.ok and verdict):
             raise CheckSkipped(f"example {example.id} does not replay green; see the 'replay' check")
 

@@ -284,7 +284,7 @@ def _call_macro(execution: Execution, name: str, args: dict[str, Any], ctx: Tool
     assert macro is not None
     execution.macro_calls += 1
     dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
-    outcome = invoke(macro, MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies), fault)
+    outcome = invoke(macro, MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox), fault)
     macros.record(name, outcome.failure_class, outcome.injected)
     execution.violations.extend(outcome.violations)
     execution.calls.append({"macro": name, "failure_class": outcome.failure_class, "seconds": round(outcome.seconds, 4)})

@@ -43,6 +43,9 @@ from .report import render_report, write_report
 from .result import ERROR, RECORD_KEY, RunResult, records_in
 from .routing import POLICY_NAMES
 from .runner import RunSettings, run_task
+from .sandbox import MODES as SANDBOX_MODES
+from .sandbox import Sandbox, SandboxUnavailable
+from .sandbox import select as select_sandbox
 from .schemas import DefinitionError
 from .output_paths import output_problem
 from .taskcheck import macro_call_problems
@@ -61,6 +64,7 @@ gate_key = pytest.StashKey["GateSettings"]()
 interrupts_key = pytest.StashKey[bool]()
 fixtures_key = pytest.StashKey[frozenset[Path]]()
 task_ids_key = pytest.StashKey[dict[str, Path]]()
+sandbox_key = pytest.StashKey[Sandbox]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -126,6 +130,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=sorted(RECOVERY_OVERRIDES),
         help="override macro-first policies' recovery: never (the no-recovery baseline) or always (always degrade).",
     )
+    group.addoption(
+        "--granularity-sandbox",
+        default=None,
+        choices=SANDBOX_MODES,
+        help="run tests, verifiers and macros in a bubblewrap sandbox: auto (when bwrap works here; the default), bwrap (required), none.",
+    )
     gate = parser.getgroup("granularity-gate", "gate on a baseline (pytest-granularity)")
     gate.addoption("--granularity-baseline", default=None, metavar="PATH|git:REF:PATH", help="compare with this baseline; fail on regressions.")
     gate.addoption("--granularity-update-baseline", action="store_true", help="write this session's runs as the baseline (and report stale entries).")
@@ -153,16 +163,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("granularity_seed", "default for --granularity-seed", default="")
     parser.addini("granularity_agent", "agent to drive (default: reference)", default="reference")
     parser.addini("granularity_macros", "a folder of extra macros to register, relative to the rootdir", default="")
+    parser.addini("granularity_sandbox", "default for --granularity-sandbox (auto, bwrap or none)", default="auto")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
-    if config.getoption("--granularity", None) or config.getoption("--granularity-contracts", False):
-        _clean_up_on_interrupt(config)
+    if not (config.getoption("--granularity", None) or config.getoption("--granularity-contracts", False)):
+        return
+    _clean_up_on_interrupt(config)
+    config.stash[sandbox_key] = _sandbox(config)
     if config.getoption("--granularity-contracts", False):
         from .contract_session import ContractSession
 
-        config.pluginmanager.register(ContractSession(_macro_roots(config)), "granularity-contracts")
+        config.pluginmanager.register(ContractSession(_macro_roots(config), config.stash[sandbox_key]), "granularity-contracts")
     if not config.getoption("--granularity", None):
         return
     from .model_plugin import run_settings
@@ -182,6 +195,7 @@ def pytest_configure(config: pytest.Config) -> None:
         retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
         seed=_int_setting(config, "--granularity-seed", "granularity_seed", 0),
         **run_settings(config),
+        sandbox=config.stash[sandbox_key],
     )
     config.stash[fixtures_key] = _fixture_folders(config)
     config.stash[task_ids_key] = {}
@@ -239,6 +253,22 @@ def _fixture_folders(config: pytest.Config) -> frozenset[Path]:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(interrupts_key, False):
         interrupts.uninstall()
+
+
+def _sandbox(config: pytest.Config) -> Sandbox:
+    mode = config.getoption("--granularity-sandbox") or config.getini("granularity_sandbox")
+    if mode not in SANDBOX_MODES:
+        raise pytest.UsageError(f"granularity_sandbox: '{mode}' is not one of {', '.join(SANDBOX_MODES)}")
+    try:
+        return select_sandbox(mode)
+    except SandboxUnavailable as exc:
+        raise pytest.UsageError(f"--granularity-sandbox=bwrap: {exc} (or choose auto or none)") from None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Whether runs are sandboxed, said once, at the top of the session."""
+    sandbox = config.stash.get(sandbox_key, None)
+    return sandbox.header() if sandbox is not None else None
 
 
 def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:

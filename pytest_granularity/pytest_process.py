@@ -4,9 +4,10 @@ Shared by the agent's ``run_tests`` tool, the macros' own validation and the ver
 three run tests the same way: a new process group that is killed whole on timeout (a hung
 test cannot leave children behind, and the group is killed after a normal end too, and on
 Ctrl-C or SIGTERM through ``interrupts``), no bytecode or cache files written into the workspace,
-the tests' temporary files kept in a scratch folder removed afterwards, and no third-party
+the tests' temporary files kept in a scratch folder removed afterwards, no third-party
 pytest plugins auto-loaded (this one must not recurse into itself, and
-installed plugins such as xdist, randomly or benchmark must not change what a run sees).
+installed plugins such as xdist, randomly or benchmark must not change what a run sees), and,
+given a sandbox, only the workspace and the scratch folder writable (see ``sandbox``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .interrupts import kill_group, tracked_folder, tracked_process
+from .sandbox import NO_SANDBOX, Sandbox
 
 OUTPUT_TAIL_LINES = 40
 MEMO_SIZE = 1024
@@ -48,7 +50,9 @@ class PytestRun:
         return "\n".join(self.output.rstrip().splitlines()[-lines:])
 
 
-def run_pytest(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False) -> PytestRun:
+def run_pytest(
+    cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False, sandbox: Sandbox = NO_SANDBOX
+) -> PytestRun:
     """Run pytest in ``cwd``; a run on byte-identical files with the same arguments is not repeated.
 
     ``isolated`` is the verifier's way: nothing in ``cwd`` can replace pytest, its plugins or its
@@ -60,11 +64,11 @@ def run_pytest(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = 
     be deterministic (the benchmark's are), so the memo returns the earlier result; a run that
     timed out is never remembered, since a timeout can be the machine's fault.
     """
-    key = _memo_key(cwd, args, timeout, isolated)
+    key = _memo_key(cwd, args, timeout, isolated, sandbox)
     if key in _MEMO:
         _MEMO.move_to_end(key)
         return _MEMO[key]
-    result = _run(cwd, args, timeout, isolated)
+    result = _run(cwd, args, timeout, isolated, sandbox)
     if not result.timed_out:
         _MEMO[key] = result
         if len(_MEMO) > MEMO_SIZE:
@@ -72,18 +76,17 @@ def run_pytest(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = 
     return result
 
 
-def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool) -> str:
+def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> str:
     from .workspace import read_tree
 
-    digest = hashlib.blake2b(repr((sys.executable, list(args), timeout, isolated)).encode(), digest_size=20)
+    digest = hashlib.blake2b(repr((sys.executable, list(args), timeout, isolated, sandbox.mode)).encode(), digest_size=20)
     for rel, data in sorted(read_tree(cwd).items()):
         digest.update(rel.encode() + b"\0" + hashlib.blake2b(data, digest_size=20).digest())
     return digest.hexdigest()
 
 
-def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False) -> PytestRun:
+def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> PytestRun:
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args]
-    command = [sys.executable, "-m", "pytest", *options]
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         env = dict(
             os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
@@ -92,9 +95,11 @@ def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False)
         for name in _UNSTABLE_ENV:
             env.pop(name, None)
         results, nonce = Path(scratch) / "granularity-results.json", secrets.token_hex(16)
+        command = [sys.executable, "-m", "pytest", *options]
         if isolated:
             command = _isolated_command(cwd, Path(scratch), results, options)
             env["PYTHONPATH"] = _outside_paths(env.get("PYTHONPATH", ""), cwd)
+        command = sandbox.command(command, writable=[cwd, Path(scratch)])
         with subprocess.Popen(
             command, cwd=cwd, env=env, stdin=subprocess.PIPE if isolated else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,

@@ -20,6 +20,7 @@ from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
 from .policies import Policy
 from .result import ERROR, FAILED, LOCAL, PASSED, PROVIDER, RunResult
+from .sandbox import NO_SANDBOX, Sandbox
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, ToolContext
 from .verify import verify
@@ -40,6 +41,7 @@ class RunSettings:
     max_tokens: int | None = None
     token_source: str = PROVIDER
     """``provider``: count the provider's usage where the agent reports it; ``local``: always cl100k."""
+    sandbox: Sandbox = NO_SANDBOX
 
 
 def run_task(
@@ -62,6 +64,9 @@ def _run(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_po
             return _error(task, policy, fault, STOP_AGENT_EXCEPTION, f"the agent could not be built: {type(exc).__name__}: {exc}")
         ctx = ToolContext(workspace, task.tests, settings.test_timeout)
         limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k, settings.max_tokens, settings.token_source == PROVIDER)
+        agent = settings.agent(task, workspace.initial, seed)
+        ctx = ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox)
+        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k)
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
         diff = bounded(workspace.diff(), MAX_DIFF_CHARS)
@@ -72,7 +77,7 @@ def _run(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_po
         elif execution.stop_reason in STOPPED_WITHOUT_VERIFYING:
             outcome, output, error = FAILED, f"stopped ({execution.stop_reason}): {execution.error}", None
         else:
-            verdict = verify(task, workspace)
+            verdict = verify(task, workspace, settings.sandbox)
             outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
             output, error = verdict.output, verdict.infrastructure_error
     return run_record(task, policy, fault, execution, changes, diff, outcome, output, error, settings.token_source)

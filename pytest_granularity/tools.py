@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .pytest_process import run_pytest
+from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import first_error
 from .workspace import PathEscape, Workspace
 
@@ -30,6 +31,7 @@ class ToolContext:
     workspace: Workspace
     tests: tuple[str, ...] = ()
     test_timeout: float = DEFAULT_TEST_TIMEOUT
+    sandbox: Sandbox = NO_SANDBOX
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def _run_tests(ctx: ToolContext, args: dict[str, Any]) -> str:
     paths = list(args.get("paths") or ctx.tests)
     for p in paths:
         ctx.workspace.resolve(p)
-    result = run_pytest(ctx.workspace.root, paths, ctx.test_timeout)
+    result = run_pytest(ctx.workspace.root, paths, ctx.test_timeout, sandbox=ctx.sandbox)
     status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
     return f"pytest {' '.join(paths) or '(all tests)'}: {status}\n{result.tail()}"
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from .isolated_pytest import CANARY_PREFIX
 from .pytest_process import PytestRun, run_pytest
+from .sandbox import NO_SANDBOX, Sandbox
 from .tasks import Task
 from .workspace import Workspace, overlay, read_tree
 
@@ -41,14 +42,20 @@ class Verdict:
     infrastructure_error: str | None = None
 
 
-def verify(task: Task, workspace: Workspace) -> Verdict:
+def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> Verdict:
     folder = workspace.root / VERIFIER_DIR
     _clear(folder)
     overlay(folder, task.verifier_tests)
     canary = canary_name(task)
     (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
     try:
-        run = run_pytest(workspace.root, ["--noconftest", "--import-mode=importlib", "-rfE", VERIFIER_DIR], task.verifier_timeout, isolated=True)
+        run = run_pytest(
+            workspace.root,
+            ["--noconftest", "--import-mode=importlib", "-rfE", VERIFIER_DIR],
+            task.verifier_timeout,
+            isolated=True,
+            sandbox=sandbox,
+        )
     finally:
         _clear(folder)
     if run.timed_out:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import uuid
 
 import pytest
 
 from macro_helpers import workspace
+from pytest_granularity.contracts import _outlived
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
 from pytest_granularity.schemas import DefinitionError
@@ -90,13 +92,14 @@ def test_a_macro_composes_its_dependency(tmp_path):
 
 
 def test_a_timeout_stops_the_macro_and_leaves_no_process(tmp_path):
-    pid_file = tmp_path / "child.pid"
+    token = f"granularity-test-{uuid.uuid4().hex}"
     folder = clone(
         tmp_path / "lib", "sleepy",
         runtime_edit=lambda t: t.replace(
             "def run(ctx: MacroContext) -> str:\n",
-            "def run(ctx: MacroContext) -> str:\n    import subprocess\n"
-            f"    child = subprocess.Popen(['sleep', '60'])\n    open({str(pid_file)!r}, 'w').write(str(child.pid))\n    child.wait()\n",
+            "def run(ctx: MacroContext) -> str:\n    import subprocess, sys\n"
+            f"    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {token!r}])\n"
+            "    (ctx.root / 'started').write_text('yes')\n    child.wait()\n",
         ),
     )
     contract = folder / "contract.yaml"
@@ -106,10 +109,7 @@ def test_a_timeout_stops_the_macro_and_leaves_no_process(tmp_path):
     outcome = invoke(load_macro(folder), MacroContext(ws, {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}))
     assert outcome.failure_class == "executor_exception" and "timeout of 1s" in outcome.reason
     assert time.monotonic() - started < 10
-    pid = int(pid_file.read_text())
-    from pytest_granularity.contracts import _alive
-
-    assert not _alive(pid)
+    assert (ws.root / "started").exists() and not _outlived(token)
     assert os.path.exists(tmp_path / "ws" / "a.py")
 
 

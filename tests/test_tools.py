@@ -152,9 +152,10 @@ def test_identical_workspaces_share_one_pytest_run(fix_add, monkeypatch):
 def test_pytest_runs_the_same_on_ci(fix_add, monkeypatch):
     """pytest stops truncating assertion output under CI=true; the runs must not see it."""
     from pytest_granularity.pytest_process import _run
+    from pytest_granularity.sandbox import NO_SANDBOX
 
     monkeypatch.setenv("CI", "true")
     monkeypatch.setenv("COLUMNS", "300")
     with Workspace.for_task(fix_add) as ws:
         (ws.root / "tests" / "test_env.py").write_text("import os\n\ndef test_env():\n    assert os.environ.get('CI') is None and os.environ.get('COLUMNS') is None\n")
-        assert _run(ws.root, ["tests/test_env.py"], 30).passed
+        assert _run(ws.root, ["tests/test_env.py"], 30, NO_SANDBOX).passed

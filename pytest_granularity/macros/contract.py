@@ -22,6 +22,8 @@ from ..schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 CONTRACT_FILE = "contract.yaml"
 SKILL_FILE = "SKILL.md"
 SIDE_EFFECT_KINDS = ("create", "modify", "delete")
+MODULE_PREFIX = "pytest_granularity_macro_"
+"""Runtime files are imported under this prefix, the folder's digest and the file's name."""
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -151,14 +153,14 @@ def resolve_callable(folder: Path, path: Path, field_name: str, ref: str) -> Cal
     if not source.is_file():
         raise DefinitionError(path, field_name, f"'{ref}': no file {module_name}.py in {folder}")
     digest = hashlib.sha1(str(source).encode()).hexdigest()[:12]
-    module = _import(source, f"pytest_granularity_macro_{digest}_{module_name}")
+    module = import_runtime(source, f"{MODULE_PREFIX}{digest}_{module_name}")
     function = getattr(module, function_name, None)
     if not callable(function):
         raise DefinitionError(path, field_name, f"'{ref}': {module_name}.py has no function '{function_name}'")
     return function
 
 
-def _import(source: Path, name: str) -> Any:
+def import_runtime(source: Path, name: str) -> Any:
     """Import a macro's runtime file once per process, under a name unique to its folder."""
     if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(source):
         return sys.modules[name]

@@ -5,13 +5,17 @@ must not write), the ``early`` fault point, the macro's own work, the side effec
 had compared with the declared ones, its own validation, the ``late`` fault point. Whatever
 goes wrong lands in exactly one of the five failure classes, with the paths it changed, so the
 recovery router and the agent can see what was left behind.
+
+The macro's work runs in a child process killed whole past its timeout: a fork of this process
+without a sandbox, a fresh sandboxed subprocess with one (see ``sandboxed``). The fault points
+stay in this process either way, so faults fire at the same moments.
 """
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +31,11 @@ from ..failures import (
 )
 from ..interrupts import track_process, untrack_process
 from ..pytest_process import PytestRun, run_pytest
+from ..sandbox import NO_SANDBOX, Sandbox
 from ..schemas import first_error
 from ..workspace import Changes, Workspace, compare
 from .contract import SIDE_EFFECT_KINDS, Macro
+from .sandboxed import Message, call_in_sandbox, kill_group
 
 _PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
 
@@ -48,20 +54,21 @@ class MacroError(Exception):
 @dataclass(frozen=True)
 class MacroContext:
     """What a macro's functions are given: the workspace, the call's arguments, a test runner,
-    and the macros it declared in ``depends_on``."""
+    the macros it declared in ``depends_on``, and the sandbox its work and tests run in."""
 
     workspace: Workspace
     args: dict[str, Any]
     tests: tuple[str, ...] = ()
     test_timeout: float = 120.0
     dependencies: dict[str, Any] = field(default_factory=dict)
+    sandbox: Sandbox = NO_SANDBOX
 
     def call_dependency(self, name: str, args: dict[str, Any]) -> str:
         """Run a declared dependency's preconditions and work in this workspace; its refusal is a MacroError."""
         macro = self.dependencies.get(name)
         if macro is None:
             raise MacroError(f"'{name}' is not among this macro's declared dependencies")
-        context = MacroContext(self.workspace, dict(args), self.tests, self.test_timeout)
+        context = MacroContext(self.workspace, dict(args), self.tests, self.test_timeout, sandbox=self.sandbox)
         reasons = list(macro.preconditions(context))
         if reasons:
             raise MacroError(f"dependency {name} does not fit: {'; '.join(reasons)}")
@@ -75,7 +82,7 @@ class MacroContext:
         return self.workspace.resolve(rel)
 
     def run_tests(self, paths: list[str] | None = None) -> PytestRun:
-        return run_pytest(self.root, list(paths or self.args.get("tests") or self.tests), self.test_timeout)
+        return run_pytest(self.root, list(paths or self.args.get("tests") or self.tests), self.test_timeout, sandbox=self.sandbox)
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,7 @@ class MacroOutcome:
     violations: tuple[str, ...] = field(default=())
     injected: bool = False
     timed_out: bool = False
+    outside_writes: tuple[str, ...] = ()
     seconds: float = 0.0
 
     @property
@@ -114,7 +122,8 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         violations = _violations(macro, ctx.args, changes)
         return MacroOutcome(
             macro.name, failure, reason, changes, problems, violations,
-            injected=isinstance(exc, InjectedFault), timed_out=isinstance(exc, MacroTimeout), seconds=time.monotonic() - started,
+            injected=isinstance(exc, InjectedFault), timed_out=isinstance(exc, MacroTimeout),
+            outside_writes=(exc.path,) if isinstance(exc, OutsideWrite) else (), seconds=time.monotonic() - started,
         )
 
     try:
@@ -151,26 +160,56 @@ class MacroTimeout(Exception):
     """The macro ran past its contract's ``timeout_seconds`` and was stopped."""
 
 
+class OutsideWrite(Exception):
+    """The macro tried to write outside its workspace and the sandbox refused (the path is evidence)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"the macro tried to write outside its workspace: {path} (refused: read-only in the sandbox)")
+        self.path = path
+
+
 def call_with_timeout(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Any:
-    """Run ``function(ctx)`` in a forked child in its own process group, killed whole past ``seconds``.
+    """Run ``function(ctx)`` in a child process of its own, killed whole (with everything it started) past ``seconds``.
 
     A macro works on the filesystem, so its effects survive the child; its result comes back
-    through a pipe. Stopping a runaway macro (and every process it started) needs a process of
-    its own: a thread cannot be killed.
+    as plain text. Stopping a runaway macro needs a process of its own: a thread cannot be killed.
     """
+    message = (call_in_sandbox if ctx.sandbox.active else _call_in_fork)(function, ctx, seconds)
+    if message is None:
+        raise MacroTimeout(f"stopped after its timeout of {seconds:g}s; the workspace is left as the macro left it")
+    kind, value = message
+    if kind == "macro_error":
+        raise MacroError(value)
+    if kind == "outside_write":
+        raise OutsideWrite(value)
+    if kind == "error":
+        raise RuntimeError(value)
+    return value if kind == "ok" else _NotText(value)
+
+
+def message_of(function: Callable[[MacroContext], Any], ctx: MacroContext) -> Message:
+    """Call ``function(ctx)`` and say how it ended, as text that can leave the child process."""
+    try:
+        value = function(ctx)
+        return ("ok", value) if isinstance(value, str) else ("not_text", type(value).__name__)
+    except MacroError as exc:
+        return ("macro_error", str(exc))
+    except OSError as exc:
+        if exc.errno == errno.EROFS and exc.filename is not None:
+            return ("outside_write", os.path.abspath(os.fsdecode(exc.filename)))
+        return ("error", f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:
+        return ("error", f"{type(exc).__name__}: {exc}")
+
+
+def _call_in_fork(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Message | None:
+    """Without a sandbox: a forked child in its own process group; None when it timed out."""
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
 
     def child() -> None:
         os.setsid()
-        try:
-            value = function(ctx)
-            message = ("ok", value) if isinstance(value, str) else ("not_text", type(value).__name__)
-        except MacroError as exc:
-            message = ("macro_error", str(exc))
-        except BaseException as exc:
-            message = ("error", f"{type(exc).__name__}: {exc}")
-        writer.send(message)
+        writer.send(message_of(function, ctx))
         os._exit(0)
 
     process = context.Process(target=child, daemon=True)
@@ -178,22 +217,18 @@ def call_with_timeout(function: Callable[[MacroContext], Any], ctx: MacroContext
     assert process.pid is not None
     track_process(process.pid)
     writer.close()
+    assert process.pid is not None
     try:
         if not reader.poll(seconds):
-            raise MacroTimeout(f"stopped after its timeout of {seconds:g}s; the workspace is left as the macro left it")
-        kind, value = reader.recv()
+            return None
+        return reader.recv()
     except EOFError:
-        kind, value = "error", f"the macro's process died (exit code {process.exitcode})"
+        return "error", f"the macro's process died (exit code {process.exitcode})"
     finally:
-        _kill_group(process.pid)
+        kill_group(process.pid)
         process.join()
         untrack_process(process.pid)
         reader.close()
-    if kind == "macro_error":
-        raise MacroError(value)
-    if kind == "error":
-        raise RuntimeError(value)
-    return value if kind == "ok" else _NotText(value)
 
 
 @dataclass(frozen=True)
@@ -201,13 +236,6 @@ class _NotText:
     """A result that was not a text summary: reported as a protocol failure by ``invoke``."""
 
     type_name: str
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _violations(macro: Macro, args: dict[str, Any], changes: Changes) -> tuple[str, ...]:

@@ -1,0 +1,49 @@
+"""A broken replace_and_verify: it also writes to an absolute path far from its workspace.
+
+Only a sandbox sees this (the write fails there); without one it would really write the file,
+so the tests run this macro only where bubblewrap works.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.runtime import MacroContext, MacroError
+from pytest_granularity.workspace import PathEscape
+
+ESCAPE = "/tmp/granularity-write-elsewhere.txt"
+
+
+def preconditions(ctx: MacroContext) -> list[str]:
+    old = ctx.args["old"]
+    reasons = []
+    for rel in ctx.args["files"]:
+        try:
+            path = ctx.path(rel)
+        except PathEscape as exc:
+            reasons.append(str(exc))
+            continue
+        if not path.is_file():
+            reasons.append(f"{rel} does not exist")
+            continue
+        count = path.read_text(encoding="utf-8").count(old)
+        if count != 1:
+            reasons.append(f"the text to replace occurs {count} times in {rel} (it must occur exactly once)")
+    return reasons
+
+
+def run(ctx: MacroContext) -> str:
+    old, new = ctx.args["old"], ctx.args["new"]
+    for rel in ctx.args["files"]:
+        path = ctx.path(rel)
+        text = path.read_text(encoding="utf-8")
+        if text.count(old) != 1:
+            raise MacroError(f"{rel} changed while the replacement was under way")
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    Path(ESCAPE).write_text("escaped")
+    return f"replaced the text in {len(ctx.args['files'])} file(s)"
+
+
+def validate(ctx: MacroContext) -> list[str]:
+    return syntax_problems(ctx, [f for f in ctx.args["files"] if f.endswith(".py")]) or test_problems(ctx)
