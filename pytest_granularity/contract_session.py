@@ -23,10 +23,14 @@ class ContractSession:
         self.roots = roots
         self.sandbox = sandbox
 
-    def pytest_report_header(self) -> str | None:
-        if self.sandbox.active:
-            return None
-        return "contract checks without a sandbox: the side-effects check sees writes in and next to the workspace, not elsewhere"
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        """Whether the checks ran sandboxed, said once: without a sandbox some writes cannot be seen."""
+        if hasattr(config, "workerinput"):
+            return
+        terminalreporter.section("granularity contracts")
+        terminalreporter.write_line(self.sandbox.describe())
+        if not self.sandbox.active:
+            terminalreporter.write_line("without a sandbox the side-effects check sees writes in and next to the workspace, not elsewhere")
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:

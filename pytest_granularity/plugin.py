@@ -265,11 +265,6 @@ def _sandbox(config: pytest.Config) -> Sandbox:
         raise pytest.UsageError(f"--granularity-sandbox=bwrap: {exc} (or choose auto or none)") from None
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
-    """Whether runs are sandboxed, said once, at the top of the session."""
-    sandbox = config.stash.get(sandbox_key, None)
-    return sandbox.header() if sandbox is not None else None
-
 
 def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
@@ -613,6 +608,7 @@ class RunCollector:
         if hasattr(self.config, "workerinput"):
             return
         terminalreporter.section("granularity")
+        terminalreporter.write_line(self.config.stash[sandbox_key].describe())
         if not self.results:
             terminalreporter.write_line("no benchmark runs were made")
             return

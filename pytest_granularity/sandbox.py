@@ -72,11 +72,11 @@ class Sandbox:
                 mounts += ["--remount-ro", root]
         return ["bwrap", *mounts, *ISOLATION, "--", *argv]
 
-    def header(self) -> str:
-        """The one line the report header shows about the sandbox."""
+    def describe(self) -> str:
+        """The one line the report starts with: whether runs were sandboxed, and if not, why."""
         if self.active:
-            return "granularity sandbox: bwrap (read-only root, writable workspace and scratch, private /tmp, no network, own PID namespace)"
-        return f"granularity sandbox: none: runs are NOT sandboxed ({self.note or '--granularity-sandbox=none'})"
+            return "sandbox: bwrap (read-only root, writable workspace and scratch, private /tmp, no network, own PID namespace)"
+        return f"sandbox: none: runs are NOT sandboxed ({self.note or '--granularity-sandbox=none'})"
 
 
 NO_SANDBOX = Sandbox("none")

@@ -83,6 +83,10 @@ def test_failures_read_as_evidence(broken_run):
     assert "an early fault surfaced as executor_exception, which the contract does not declare" in out
     assert "the refusal changed the workspace: precondition.log" in out
     assert "did not finish within its timeout_seconds (1s)" in out
+    if SANDBOX_PROBLEM:
+        assert "without a sandbox the side-effects check sees writes in and next to the workspace, not elsewhere" in out
+    else:
+        assert "sandbox: bwrap (read-only root" in out
 
 
 @pytest.mark.skipif(SANDBOX_PROBLEM is not None, reason=f"needs bubblewrap: {SANDBOX_PROBLEM}")
