@@ -29,13 +29,13 @@ from ..failures import (
     PROTOCOL_FAILURE,
     VALIDATION_FAILURE,
 )
-from ..interrupts import track_process, untrack_process
+from ..interrupts import kill_group, track_process, untrack_process
 from ..pytest_process import PytestRun, run_pytest
 from ..sandbox import NO_SANDBOX, Sandbox
 from ..schemas import first_error
 from ..workspace import Changes, Workspace, compare
 from .contract import SIDE_EFFECT_KINDS, Macro
-from .sandboxed import Message, call_in_sandbox, kill_group
+from .sandboxed import Message, call_in_sandbox
 
 _PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
 

@@ -20,7 +20,6 @@ import io
 import json
 import os
 import pickle
-import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..interrupts import kill_group, tracked_folder, tracked_process
 from .contract import MODULE_PREFIX
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def call_in_sandbox(function: Callable[["MacroContext"], Any], ctx: "MacroContex
     """Run ``function(ctx)`` in a sandboxed child, killed whole past ``seconds``; None when it timed out."""
     body, modules = _pickled(function, ctx)
     reader, writer = os.pipe()
-    with tempfile.TemporaryDirectory(prefix="granularity-macro-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="granularity-macro-") as scratch, tracked_folder(Path(scratch)):
         folders = [Path(source).parent for source in modules.values()]
         command = ctx.sandbox.command(
             [sys.executable, "-c", CHILD_CODE], writable=[ctx.root, Path(scratch)], readable=folders, private_tmp=False
@@ -54,7 +54,7 @@ def call_in_sandbox(function: Callable[["MacroContext"], Any], ctx: "MacroContex
         env = dict(os.environ, TMPDIR=scratch, PYTHONPATH=path)
         with subprocess.Popen(
             command, cwd=ctx.root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
-        ) as process:
+        ) as process, tracked_process(process.pid):
             os.close(writer)
             connection = Connection(reader)
             try:
@@ -117,14 +117,6 @@ def _message(data: bytes) -> Message:
     if kind in KINDS and isinstance(value, str):
         return kind, value
     return "error", "the macro's process sent a malformed answer"
-
-
-def kill_group(pid: int) -> None:
-    """Kill a process group; in a sandbox this ends its PID namespace, and so every process in it."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def main() -> None:
