@@ -24,7 +24,7 @@ def table(output: str) -> list[list[str]]:
     start = next(i for i, line in enumerate(lines) if re.search(r"=+ granularity =+", line))
     rows = []
     for line in lines[start + 1 :]:
-        if not line.strip() and not rows:
+        if (not line.strip() or line.startswith("sandbox: ")) and not rows:
             continue
         if not line.strip():
             break
