@@ -217,7 +217,6 @@ def _call_in_fork(function: Callable[[MacroContext], Any], ctx: MacroContext, se
     assert process.pid is not None
     track_process(process.pid)
     writer.close()
-    assert process.pid is not None
     try:
         if not reader.poll(seconds):
             return None
