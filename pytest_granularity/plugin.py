@@ -265,7 +265,6 @@ def _sandbox(config: pytest.Config) -> Sandbox:
         raise pytest.UsageError(f"--granularity-sandbox=bwrap: {exc} (or choose auto or none)") from None
 
 
-
 def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if "all" in names:
