@@ -62,11 +62,8 @@ def _run(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_po
             agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
         except Exception as exc:
             return _error(task, policy, fault, STOP_AGENT_EXCEPTION, f"the agent could not be built: {type(exc).__name__}: {exc}")
-        ctx = ToolContext(workspace, task.tests, settings.test_timeout)
-        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k, settings.max_tokens, settings.token_source == PROVIDER)
-        agent = settings.agent(task, workspace.initial, seed)
         ctx = ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox)
-        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k)
+        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k, settings.max_tokens, settings.token_source == PROVIDER)
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
         diff = bounded(workspace.diff(), MAX_DIFF_CHARS)
