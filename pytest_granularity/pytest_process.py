@@ -51,7 +51,7 @@ class PytestRun:
 
 
 def run_pytest(
-    cwd: Path, args: Sequence[str], timeout: float, isolated: bool = False, sandbox: Sandbox = NO_SANDBOX
+    cwd: Path, args: Sequence[str], timeout: float, *, isolated: bool = False, sandbox: Sandbox = NO_SANDBOX
 ) -> PytestRun:
     """Run pytest in ``cwd``; a run on byte-identical files with the same arguments is not repeated.
 

@@ -54,7 +54,7 @@ def main() -> int:
 
 def _time_pytest(ws: Workspace, tests: list[str], sandbox: Sandbox) -> float:
     started = time.perf_counter()
-    run = _run(ws.root, tests, 120.0, sandbox)
+    run = _run(ws.root, tests, 120.0, False, sandbox)
     elapsed = time.perf_counter() - started
     if run.timed_out or run.exit_code not in (0, 1):
         raise SystemExit(f"the pytest run failed under {sandbox.mode}:\n{run.tail()}")

@@ -59,7 +59,7 @@ def hostile_run(tmp_path: Path, listener: socket.socket, sandbox, writes: bool) 
     ws.mkdir()
     code = HOSTILE_TEST.format(port=listener.getsockname()[1], secret=str(secret), token=token, writes=writes)
     (ws / "test_hostile.py").write_text(code)
-    run = run_pytest(ws, ["-s", "test_hostile.py"], 60, sandbox)
+    run = run_pytest(ws, ["-s", "test_hostile.py"], 60, sandbox=sandbox)
     assert run.passed, run.output
     return run.output, token
 
