@@ -11,9 +11,9 @@ hooks.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .workspace import IGNORED_DIRS
 
@@ -55,7 +55,11 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 def project_modules(root: Path) -> list[Path]:
     """The project's top-level packages (their ``__init__.py``) and modules: what tests import first."""
-    found = [p / "__init__.py" for p in sorted(root.iterdir()) if p.is_dir() and p.name not in IGNORED_DIRS and (p / "__init__.py").is_file()]
+    found = [
+        p / "__init__.py"
+        for p in sorted(root.iterdir())
+        if p.is_dir() and p.name not in IGNORED_DIRS and (p / "__init__.py").is_file()
+    ]
     found += [p for p in sorted(root.glob("*.py")) if p.name not in ("setup.py", "conftest.py")]
     return found
 
@@ -83,24 +87,49 @@ def _insert_first(source: str, code: str) -> str:
 
 
 ADVERSARIES = (
-    Adversary("fake-pytest", "plants pytest.py and pluggy.py that exit 0", lambda root: _write(root, {"pytest.py": EXIT_ZERO, "pluggy.py": EXIT_ZERO})),
+    Adversary(
+        "fake-pytest",
+        "plants pytest.py and pluggy.py that exit 0",
+        lambda root: _write(root, {"pytest.py": EXIT_ZERO, "pluggy.py": EXIT_ZERO}),
+    ),
     Adversary("exit-at-import", "os._exit(0) at import of the project's packages", _prepend_to_project(EXIT_ZERO)),
-    Adversary("sys-exit-at-import", "raise SystemExit(0) at import of the project's packages", _prepend_to_project("raise SystemExit(0)\n")),
+    Adversary(
+        "sys-exit-at-import",
+        "raise SystemExit(0) at import of the project's packages",
+        _prepend_to_project("raise SystemExit(0)\n"),
+    ),
     Adversary(
         "deselect-all",
         "a conftest.py and a pytest.ini that deselect every test",
-        lambda root: _write(root, {"conftest.py": DESELECT_ALL, "pytest.ini": "[pytest]\naddopts = -k granularity_matches_nothing\n"}),
+        lambda root: _write(
+            root, {"conftest.py": DESELECT_ALL, "pytest.ini": "[pytest]\naddopts = -k granularity_matches_nothing\n"}
+        ),
     ),
     Adversary(
         "skip-all",
         "a conftest.py, and a plugin loaded from pytest.ini, that skip every test",
-        lambda root: _write(root, {"conftest.py": SKIP_ALL, "skip_all.py": SKIP_ALL, "pytest.ini": "[pytest]\naddopts = -p skip_all\n"}),
+        lambda root: _write(
+            root, {"conftest.py": SKIP_ALL, "skip_all.py": SKIP_ALL, "pytest.ini": "[pytest]\naddopts = -p skip_all\n"}
+        ),
     ),
-    Adversary("report-pass", "the project's packages rewrite every test report to 'passed'", _prepend_to_project(REPORT_PASS)),
-    Adversary("exit-zero-at-exit", "the project's packages end the process with status 0 at exit", _prepend_to_project(EXIT_ZERO_AT_EXIT)),
+    Adversary(
+        "report-pass", "the project's packages rewrite every test report to 'passed'", _prepend_to_project(REPORT_PASS)
+    ),
+    Adversary(
+        "exit-zero-at-exit",
+        "the project's packages end the process with status 0 at exit",
+        _prepend_to_project(EXIT_ZERO_AT_EXIT),
+    ),
     Adversary(
         "startup-hooks",
         "sitecustomize.py, usercustomize.py and a .pth file that exit 0",
-        lambda root: _write(root, {"sitecustomize.py": EXIT_ZERO, "usercustomize.py": EXIT_ZERO, "granularity.pth": "import os; os._exit(0)\n"}),
+        lambda root: _write(
+            root,
+            {
+                "sitecustomize.py": EXIT_ZERO,
+                "usercustomize.py": EXIT_ZERO,
+                "granularity.pth": "import os; os._exit(0)\n",
+            },
+        ),
     ),
 )

@@ -38,12 +38,37 @@ from .schemas import DefinitionError, first_error
 from .workspace import Workspace, read_tree, write_tree
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-_REFUSED_EVENTS = frozenset({
-    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.chmod", "os.chown", "os.link",
-    "os.symlink", "os.utime", "shutil.rmtree", "shutil.move", "shutil.copyfile", "shutil.copymode",
-    "shutil.copystat", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-    "os.kill", "os.killpg", "os.putenv", "os.unsetenv", "socket.connect", "socket.bind",
-})
+_REFUSED_EVENTS = frozenset(
+    {
+        "os.remove",
+        "os.rename",
+        "os.rmdir",
+        "os.mkdir",
+        "os.truncate",
+        "os.chmod",
+        "os.chown",
+        "os.link",
+        "os.symlink",
+        "os.utime",
+        "shutil.rmtree",
+        "shutil.move",
+        "shutil.copyfile",
+        "shutil.copymode",
+        "shutil.copystat",
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.kill",
+        "os.killpg",
+        "os.putenv",
+        "os.unsetenv",
+        "socket.connect",
+        "socket.bind",
+    }
+)
 _guard = threading.local()
 _hook_installed = False
 
@@ -107,7 +132,9 @@ def retrieval_score(prompt: str, macros: MacroRegistry) -> float:
     return max(retrieval_scores(macros.available(), prompt), default=0.0)
 
 
-def applicable_macros(prompt: str, files: Mapping[str, bytes], macros: MacroRegistry, hidden: tuple[Path, ...] = ()) -> list[str]:
+def applicable_macros(
+    prompt: str, files: Mapping[str, bytes], macros: MacroRegistry, hidden: tuple[Path, ...] = ()
+) -> list[str]:
     """The names of the available macros whose applicability check holds for this prompt and these
     files; ``hidden`` are paths the check must not read (a task's file, verifier and solution)."""
     checked = [m for m in macros.available() if m.derive is not None]
@@ -130,11 +157,16 @@ def _applies(macro: Macro, prompt: str, files: Mapping[str, bytes], view: Worksp
         with read_only(hidden):
             candidates = list(macro.derive(prompt, files))  # type: ignore[misc]
             fits = any(
-                first_error(macro.parameters, args) is None and not list(macro.preconditions(MacroContext(view, dict(args))))
+                first_error(macro.parameters, args) is None
+                and not list(macro.preconditions(MacroContext(view, dict(args))))
                 for args in candidates
             )
     except Exception as exc:
-        raise ApplicabilityError(where, "applicability.derive", f"the check of {macro.name} failed: {type(exc).__name__}: {exc}") from None
+        raise ApplicabilityError(
+            where, "applicability.derive", f"the check of {macro.name} failed: {type(exc).__name__}: {exc}"
+        ) from None
     if read_tree(view.root) != view.initial:
-        raise ApplicabilityError(where, "applicability.derive", f"the check of {macro.name} changed the files it was shown")
+        raise ApplicabilityError(
+            where, "applicability.derive", f"the check of {macro.name} changed the files it was shown"
+        )
     return fits

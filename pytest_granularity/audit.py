@@ -34,7 +34,9 @@ class AuditLog:
 
     def write(self, event: str, **fields: Any) -> None:
         stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        self._file.write(json.dumps({"event": event, "time": stamp, **fields}, ensure_ascii=False, sort_keys=True) + "\n")
+        self._file.write(
+            json.dumps({"event": event, "time": stamp, **fields}, ensure_ascii=False, sort_keys=True) + "\n"
+        )
         self._file.flush()
 
     def close(self) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from .tasks import find_task_files
 
@@ -17,17 +18,28 @@ if TYPE_CHECKING:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="granularity", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    tasks = commands.add_parser("tasks", help="work with task files").add_subparsers(dest="tasks_command", required=True)
-    check = tasks.add_parser("check", help="prove every task honest: verifier fails before, passes after the reference, resists cheating agents")
+    tasks = commands.add_parser("tasks", help="work with task files").add_subparsers(
+        dest="tasks_command", required=True
+    )
+    check = tasks.add_parser(
+        "check",
+        help="prove every task honest: verifier fails before, passes after the reference, resists cheating agents",
+    )
     check.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
-    check.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
-    check.add_argument("--no-adversaries", action="store_true", help="skip the cheating agents (eight verifier runs per task)")
+    check.add_argument(
+        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
+    )
+    check.add_argument(
+        "--no-adversaries", action="store_true", help="skip the cheating agents (eight verifier runs per task)"
+    )
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
     report = commands.add_parser("report", help="re-render the table of a saved --granularity-report")
     report.add_argument("path", type=Path)
     report.add_argument("--markdown", action="store_true", help="print a markdown table")
-    report.add_argument("--update", type=Path, metavar="FILE", help="replace the table between the granularity:table markers in FILE")
+    report.add_argument(
+        "--update", type=Path, metavar="FILE", help="replace the table between the granularity:table markers in FILE"
+    )
     report.add_argument("-v", "--verbose", action="store_true", help="also the per-family table and every run")
     report.add_argument("--plot", type=Path, metavar="PNG", help="also write the plot")
     report.add_argument("--html", type=Path, metavar="PATH", help="also write the browsable HTML page of every run")
@@ -35,26 +47,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge.add_argument("reports", nargs="+", type=Path)
     merge.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     commands.add_parser("fsm", help="print the recovery executor's states and transition table")
-    contracts = commands.add_parser("check-contracts", help="check macros against their contracts (runs pytest --granularity-contracts)")
+    contracts = commands.add_parser(
+        "check-contracts", help="check macros against their contracts (runs pytest --granularity-contracts)"
+    )
     contracts.add_argument("paths", nargs="*", type=Path, help="folders of extra macros")
-    listing = commands.add_parser("macros", help="list macros with status, owner, version and (from a report) audit figures")
-    listing.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
+    listing = commands.add_parser(
+        "macros", help="list macros with status, owner, version and (from a report) audit figures"
+    )
+    listing.add_argument(
+        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
+    )
     listing.add_argument("--report", type=Path, help="a saved --granularity-report, for the audit figures")
     mcp = commands.add_parser("export-mcp", help="print every macro as an MCP tool definition (JSON)")
-    mcp.add_argument("--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros")
-    serve = commands.add_parser("serve-mcp", help="serve micro tools and contract-checked macros to an MCP client over stdio (needs the 'mcp' extra)")
-    serve.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository to work on (default: here); changed in place unless --copy")
-    serve.add_argument("--policy", default="heuristic", help="micro, macro, hybrid, heuristic or learned (default: heuristic)")
-    serve.add_argument("--macros", type=Path, action="append", default=[], metavar="DIR", help="a folder of extra macros")
-    serve.add_argument("--router", type=Path, default=Path("router.json"), metavar="FILE", help="the learned policy's router")
-    serve.add_argument("--copy", action="store_true", help="work in a throw-away copy of PATH, removed when the server stops")
-    serve.add_argument("--audit", type=Path, metavar="FILE", help="the audit log (JSONL; default: under ~/.local/state/pytest-granularity/mcp)")
-    serve.add_argument("--max-steps", type=int, default=100, metavar="N", help="calls per task before it is stopped (default: 100)")
-    train = commands.add_parser("train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)")
-    train.add_argument("--runs", type=Path, help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now")
+    mcp.add_argument(
+        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
+    )
+    serve = commands.add_parser(
+        "serve-mcp",
+        help="serve micro tools and contract-checked macros to an MCP client over stdio (needs the 'mcp' extra)",
+    )
+    serve.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=Path("."),
+        help="the repository to work on (default: here); changed in place unless --copy",
+    )
+    serve.add_argument(
+        "--policy", default="heuristic", help="micro, macro, hybrid, heuristic or learned (default: heuristic)"
+    )
+    serve.add_argument(
+        "--macros", type=Path, action="append", default=[], metavar="DIR", help="a folder of extra macros"
+    )
+    serve.add_argument(
+        "--router", type=Path, default=Path("router.json"), metavar="FILE", help="the learned policy's router"
+    )
+    serve.add_argument(
+        "--copy", action="store_true", help="work in a throw-away copy of PATH, removed when the server stops"
+    )
+    serve.add_argument(
+        "--audit",
+        type=Path,
+        metavar="FILE",
+        help="the audit log (JSONL; default: under ~/.local/state/pytest-granularity/mcp)",
+    )
+    serve.add_argument(
+        "--max-steps", type=int, default=100, metavar="N", help="calls per task before it is stopped (default: 100)"
+    )
+    train = commands.add_parser(
+        "train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)"
+    )
+    train.add_argument(
+        "--runs",
+        type=Path,
+        help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now",
+    )
     train.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"), help="the tasks the runs are of")
     train.add_argument("-o", "--output", type=Path, default=Path("router.json"))
-    train.add_argument("--save-runs", type=Path, default=Path(".granularity/training-runs.jsonl"), help="where fresh runs are kept, to retrain from")
+    train.add_argument(
+        "--save-runs",
+        type=Path,
+        default=Path(".granularity/training-runs.jsonl"),
+        help="where fresh runs are kept, to retrain from",
+    )
     explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
     explain.add_argument("--router", type=Path, default=Path("router.json"))
@@ -118,7 +173,9 @@ def _train(args: argparse.Namespace) -> int:
     router = training.fit_router(indexed, infos, infos)
     evaluation = {scheme: training.evaluate(indexed, infos, scheme) for scheme in ("family", "kfold")}
     args.output.write_text(training.router_document(router, indexed, infos, evaluation))
-    print(f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, recovery tree of {len(router.recovery.feature)} nodes")
+    print(
+        f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, recovery tree of {len(router.recovery.feature)} nodes"
+    )
     print(_held_out_table(evaluation))
     from .paper import comparison
 
@@ -134,7 +191,18 @@ def _fresh_runs(tasks: Path) -> list[RunResult]:
 
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "runs.json"
-        command = [sys.executable, "-m", "pytest", str(tasks), "--granularity=micro,macro,hybrid", "--granularity-faults=all", f"--granularity-report={report}", "-q", "-p", "no:cacheprovider"]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(tasks),
+            "--granularity=micro,macro,hybrid",
+            "--granularity-faults=all",
+            f"--granularity-report={report}",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ]
         try:
             import xdist  # noqa: F401
 
@@ -155,8 +223,37 @@ def _held_out_table(evaluation: dict) -> str:
             agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
             gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
             transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
-            rows.append((scheme, name, fault, str(score["runs"]), f"{score['success_rate']:.3f}", "[{:.3f}, {:.3f}]".format(*score["success_ci"]), f"{score['mean_tokens']:.1f}", "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]), gap, transition, agreement))
-    return render(("held out by", "policy", "fault", "runs", "success", "95% CI", "tokens", "95% CI", "oracle gap", "transition", "agreement"), rows)
+            rows.append(
+                (
+                    scheme,
+                    name,
+                    fault,
+                    str(score["runs"]),
+                    f"{score['success_rate']:.3f}",
+                    "[{:.3f}, {:.3f}]".format(*score["success_ci"]),
+                    f"{score['mean_tokens']:.1f}",
+                    "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]),
+                    gap,
+                    transition,
+                    agreement,
+                )
+            )
+    return render(
+        (
+            "held out by",
+            "policy",
+            "fault",
+            "runs",
+            "success",
+            "95% CI",
+            "tokens",
+            "95% CI",
+            "oracle gap",
+            "transition",
+            "agreement",
+        ),
+        rows,
+    )
 
 
 def _explain(path: Path, router_path: Path) -> int:
@@ -208,12 +305,26 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         root = stack.enter_context(served_root(source, args.copy))
         if root == audit_path or root in audit_path.parents:
-            print(f"granularity serve-mcp: --audit {audit_path} is inside the served workspace; its lines would count as changes", file=sys.stderr)
+            print(
+                f"granularity serve-mcp: --audit {audit_path} is inside the served workspace; its lines would count as changes",
+                file=sys.stderr,
+            )
             return 2
         where = f"a copy of {source} at {root}" if args.copy else f"{root} in place"
-        audit = AuditLog(audit_path, {"session": session_id, "workspace": str(root), "source": str(source), "in_place": not args.copy, "policy": policy.name})
+        audit = AuditLog(
+            audit_path,
+            {
+                "session": session_id,
+                "workspace": str(root),
+                "source": str(source),
+                "in_place": not args.copy,
+                "policy": policy.name,
+            },
+        )
         print(f"granularity serve-mcp: serving {where}, policy {policy.name}, audit log {audit_path}", file=sys.stderr)
-        session = ToolSession(root, ServeSettings(policy, macros, router, args.router, args.max_steps), audit, session_id)
+        session = ToolSession(
+            root, ServeSettings(policy, macros, router, args.router, args.max_steps), audit, session_id
+        )
         stack.callback(session.close)
         serve_stdio(session, on_stop=stack.close)
     return 0
@@ -235,8 +346,26 @@ def _macros(folders: list[Path], report: Path | None) -> int:
     for macro in registry:
         reason = registry.unavailable(macro.name)
         audit = audits.get(macro.name)
-        figures = (str(audit.calls), ", ".join(f"{k}={v}" for k, v in audit.failures.items()) or "-", f"{audit.mean_seconds:.3f}", f"{audit.p95_seconds:.3f}", f"{audit.mean_tokens_of_runs:.1f}") if audit else ("-",) * 5
-        rows.append((macro.name, "available" if reason is None else f"disabled: {reason}", str(macro.contract["owner"]), str(macro.contract["version"]), *figures))
+        figures = (
+            (
+                str(audit.calls),
+                ", ".join(f"{k}={v}" for k, v in audit.failures.items()) or "-",
+                f"{audit.mean_seconds:.3f}",
+                f"{audit.p95_seconds:.3f}",
+                f"{audit.mean_tokens_of_runs:.1f}",
+            )
+            if audit
+            else ("-",) * 5
+        )
+        rows.append(
+            (
+                macro.name,
+                "available" if reason is None else f"disabled: {reason}",
+                str(macro.contract["owner"]),
+                str(macro.contract["version"]),
+                *figures,
+            )
+        )
     print(render(("macro", "status", "owner", "version", "calls", "failures", "mean s", "p95 s", "mean tokens"), rows))
     return 0
 
@@ -279,7 +408,13 @@ def _tasks_stats(paths: list[Path]) -> int:
         fit = Counter(t.fit or "none" for t in group)
         macros = Counter(t.macro.skill for t in group if t.macro)
         used = ", ".join(f"{name} {count}" for name, count in sorted(macros.items())) or "-"
-        cells = [family or "**all**", str(len(group)), *(str(fit[f]) for f in fits), str(sum(bool(t.faults) for t in group)), used]
+        cells = [
+            family or "**all**",
+            str(len(group)),
+            *(str(fit[f]) for f in fits),
+            str(sum(bool(t.faults) for t in group)),
+            used,
+        ]
         print("| " + " | ".join(cells) + " |")
     return 0
 

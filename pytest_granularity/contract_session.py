@@ -30,10 +30,14 @@ class ContractSession:
         terminalreporter.section("granularity contracts")
         terminalreporter.write_line(self.sandbox.describe())
         if not self.sandbox.active:
-            terminalreporter.write_line("without a sandbox the side-effects check sees writes in and next to the workspace, not elsewhere")
+            terminalreporter.write_line(
+                "without a sandbox the side-effects check sees writes in and next to the workspace, not elsewhere"
+            )
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         paths = [Path(arg.split("::")[0]) for arg in config.args]
         roots = [*self.roots, *(p for p in paths if p.is_dir())]
         folders = macro_folders_to_check(roots)
@@ -42,7 +46,11 @@ class ContractSession:
             config.hook.pytest_deselected(items=list(items))
         items[:] = [
             ContractItem.from_parent(
-                session, name=f"{folder.name}[{check}]", nodeid=f"contracts/{folder.name}::{check}", subject=Subject(folder, names, self.sandbox), check=check
+                session,
+                name=f"{folder.name}[{check}]",
+                nodeid=f"contracts/{folder.name}::{check}",
+                subject=Subject(folder, names, self.sandbox),
+                check=check,
             )
             for folder in folders
             for check in CHECKS

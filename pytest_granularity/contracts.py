@@ -21,10 +21,10 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .failures import EXECUTOR_EXCEPTION, FAILURE_CLASSES, PRECONDITION_MISMATCH, VALIDATION_FAILURE, InjectedFault
 from .interrupts import track_folder, untrack_folder
@@ -39,7 +39,15 @@ from .workspace import Workspace, compare, overlay
 
 SKILL_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-OWNED_ELSEWHERE = ("parameters", "failure_classes", "fallback", "preconditions.check", "validation.check", "run", "examples")
+OWNED_ELSEWHERE = (
+    "parameters",
+    "failure_classes",
+    "fallback",
+    "preconditions.check",
+    "validation.check",
+    "run",
+    "examples",
+)
 TIMEOUT_PROBE_SECONDS = 0.5
 STALL_MARKER = ".granularity-stalled"
 
@@ -71,10 +79,16 @@ def check_contract(s: Subject) -> None:
 
     data = _contract(s.folder)
     errors = [
-        e for e in Draft202012Validator(packaged_schema("contract.schema.json")).iter_errors(data)
+        e
+        for e in Draft202012Validator(packaged_schema("contract.schema.json")).iter_errors(data)
         if not _owned_elsewhere(e.absolute_path, e.validator, e.message)
     ]
-    _require(not errors, "\n".join(f"{CONTRACT_FILE}: field '{'.'.join(map(str, e.absolute_path)) or '<root>'}': {e.message}" for e in errors))
+    _require(
+        not errors,
+        "\n".join(
+            f"{CONTRACT_FILE}: field '{'.'.join(map(str, e.absolute_path)) or '<root>'}': {e.message}" for e in errors
+        ),
+    )
 
 
 def _owned_elsewhere(path: Any, validator: str, message: str) -> bool:
@@ -93,8 +107,13 @@ def check_parameters(s: Subject) -> None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        raise CheckFailed(f"{CONTRACT_FILE}: field 'parameters.{'.'.join(map(str, exc.absolute_path))}': not a valid JSON Schema: {exc.message}") from None
-    _require(schema.get("type") == "object", f"{CONTRACT_FILE}: field 'parameters.type': the root must be 'object', not {schema.get('type')!r}")
+        raise CheckFailed(
+            f"{CONTRACT_FILE}: field 'parameters.{'.'.join(map(str, exc.absolute_path))}': not a valid JSON Schema: {exc.message}"
+        ) from None
+    _require(
+        schema.get("type") == "object",
+        f"{CONTRACT_FILE}: field 'parameters.type': the root must be 'object', not {schema.get('type')!r}",
+    )
 
 
 def check_skill(s: Subject) -> None:
@@ -113,24 +132,38 @@ def check_skill(s: Subject) -> None:
     if not isinstance(description, str) or not (1 <= len(description) <= 1024):
         problems.append("description must be 1-1024 characters")
     metadata = front.get("metadata", {})
-    if not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+    if not isinstance(metadata, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+    ):
         problems.append("metadata must map strings to strings")
     _require(not problems, f"{SKILL_FILE}: " + "; ".join(problems))
 
 
 def check_failure_classes(s: Subject) -> None:
     declared = _contract(s.folder).get("failure_classes")
-    _require(isinstance(declared, list) and bool(declared), f"{CONTRACT_FILE}: field 'failure_classes' must list the classes the macro can end in")
+    _require(
+        isinstance(declared, list) and bool(declared),
+        f"{CONTRACT_FILE}: field 'failure_classes' must list the classes the macro can end in",
+    )
     unknown = [c for c in declared if c not in FAILURE_CLASSES]
-    _require(not unknown, f"{CONTRACT_FILE}: field 'failure_classes': {unknown} are not among the five ({', '.join(FAILURE_CLASSES)})")
+    _require(
+        not unknown,
+        f"{CONTRACT_FILE}: field 'failure_classes': {unknown} are not among the five ({', '.join(FAILURE_CLASSES)})",
+    )
 
 
 def check_fallback(s: Subject) -> None:
     fallback = _contract(s.folder).get("fallback")
-    _require(isinstance(fallback, dict) and fallback.get("tools") and fallback.get("steps"), f"{CONTRACT_FILE}: field 'fallback': a macro must declare the micro tools and steps that finish a half-done job")
+    _require(
+        isinstance(fallback, dict) and fallback.get("tools") and fallback.get("steps"),
+        f"{CONTRACT_FILE}: field 'fallback': a macro must declare the micro tools and steps that finish a half-done job",
+    )
     tools = fallback["tools"]
     not_micro = [t for t in tools if t not in MICRO_TOOLS]
-    _require(not not_micro, f"{CONTRACT_FILE}: field 'fallback.tools': {not_micro} are not micro tools ({', '.join(MICRO_TOOLS)}); a fallback never leads back to a macro")
+    _require(
+        not not_micro,
+        f"{CONTRACT_FILE}: field 'fallback.tools': {not_micro} are not micro tools ({', '.join(MICRO_TOOLS)}); a fallback never leads back to a macro",
+    )
 
 
 def check_callables(s: Subject) -> None:
@@ -171,7 +204,10 @@ def check_replay(s: Subject) -> None:
 
 def check_side_effects(s: Subject) -> None:
     for example, outcome, _ in _replays(s):
-        _require(not outcome.outside_writes, f"example {example.id}: the macro wrote outside the workspace: {', '.join(outcome.outside_writes)} (refused by the sandbox)")
+        _require(
+            not outcome.outside_writes,
+            f"example {example.id}: the macro wrote outside the workspace: {', '.join(outcome.outside_writes)} (refused by the sandbox)",
+        )
     _replayed_ok(s)
     for example, outcome, _ in _replays(s):
         _require(not outcome.violations, f"example {example.id}: " + "; ".join(outcome.violations))
@@ -187,7 +223,10 @@ def check_preconditions(s: Subject) -> None:
             before = ws.files()
             outcome = _invoke(macro, ws, example, breaker, s.sandbox)
             changed = compare(before, ws.files())
-        _require(outcome.failure_class == PRECONDITION_MISMATCH, f"example {example.id} with a broken precondition: expected precondition_mismatch, got {outcome.failure_class or 'success'} ({outcome.reason})")
+        _require(
+            outcome.failure_class == PRECONDITION_MISMATCH,
+            f"example {example.id} with a broken precondition: expected precondition_mismatch, got {outcome.failure_class or 'success'} ({outcome.reason})",
+        )
         _require(not changed, f"example {example.id}: the refusal changed the workspace: {', '.join(changed.paths)}")
 
 
@@ -195,11 +234,17 @@ def check_validation(s: Subject) -> None:
     _replayed_ok(s)
     macro = _load(s.folder)
     examples = _examples_with(s.folder, "breaks_validation")
-    _require(bool(examples), f"{CONTRACT_FILE}: field 'examples': no example declares 'breaks_validation', so nothing shows the validation can fail")
+    _require(
+        bool(examples),
+        f"{CONTRACT_FILE}: field 'examples': no example declares 'breaks_validation', so nothing shows the validation can fail",
+    )
     for example, breaker in examples:
         with _workspace(example, breaker) as ws:
             outcome = _invoke(macro, ws, example, breaker, s.sandbox)
-        _require(outcome.failure_class == VALIDATION_FAILURE, f"example {example.id} with a broken validation: expected validation_failure, got {outcome.failure_class or 'success'} ({outcome.reason})")
+        _require(
+            outcome.failure_class == VALIDATION_FAILURE,
+            f"example {example.id} with a broken validation: expected validation_failure, got {outcome.failure_class or 'success'} ({outcome.reason})",
+        )
 
 
 def check_faults(s: Subject) -> None:
@@ -214,26 +259,44 @@ def check_faults(s: Subject) -> None:
         for point in ("early", "late"):
             with _workspace(example, {}) as ws:
                 outcome = _invoke(macro, ws, example, {}, s.sandbox, _fault_at(point))
-            _require(outcome.failure_class in declared, f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as {outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})")
+            _require(
+                outcome.failure_class in declared,
+                f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as {outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})",
+            )
         settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]), sandbox=s.sandbox)
         task = dataclasses.replace(example, macro=MacroCall(macro.name, example.macro.args))
         result = run_task(task, FIXED_POLICIES["hybrid"], "early", settings, _fault_at("early"))
-        _require(result.success and result.degraded, f"example {example.id}: after an early fault the fallback (micro tools) did not recover: {result.summary()}\n{result.verifier_output}")
+        _require(
+            result.success and result.degraded,
+            f"example {example.id}: after an early fault the fallback (micro tools) did not recover: {result.summary()}\n{result.verifier_output}",
+        )
 
 
 def check_timeout(s: Subject) -> None:
     macro = _load(s.folder)
     for example, outcome, _ in _replays(s):
         if outcome.timed_out:
-            raise CheckFailed(f"example {example.id}: the macro did not finish within its timeout_seconds ({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}")
+            raise CheckFailed(
+                f"example {example.id}: the macro did not finish within its timeout_seconds ({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}"
+            )
     example = _examples(s.folder)[0]
     token = f"granularity-stall-{uuid.uuid4().hex}"
     with _workspace(example, {}) as ws:
-        slow = dataclasses.replace(macro, run=functools.partial(_stall, token), contract={**macro.contract, "timeout_seconds": TIMEOUT_PROBE_SECONDS})
+        slow = dataclasses.replace(
+            macro,
+            run=functools.partial(_stall, token),
+            contract={**macro.contract, "timeout_seconds": TIMEOUT_PROBE_SECONDS},
+        )
         outcome = _invoke(slow, ws, example, {}, s.sandbox)
         started = (ws.root / STALL_MARKER).is_file()
-    _require(outcome.timed_out and outcome.failure_class == EXECUTOR_EXCEPTION, f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: {outcome.failure_class or 'success'} ({outcome.reason})")
-    _require(started and not _outlived(token), f"a process the stalled call started ({'running' if started else 'never started'}) outlived the timeout")
+    _require(
+        outcome.timed_out and outcome.failure_class == EXECUTOR_EXCEPTION,
+        f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: {outcome.failure_class or 'success'} ({outcome.reason})",
+    )
+    _require(
+        started and not _outlived(token),
+        f"a process the stalled call started ({'running' if started else 'never started'}) outlived the timeout",
+    )
 
 
 def _stall(token: str, ctx: MacroContext) -> str:
@@ -301,7 +364,7 @@ def _contract(folder: Path) -> dict[str, Any]:
         raise CheckFailed(str(exc)) from None
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def _load(folder: Path) -> Macro:
     try:
         return load_macro(folder)
@@ -353,7 +416,9 @@ class _workspace:
         untrack_folder(self.sandbox)
 
 
-def _invoke(macro: Macro, ws: Workspace, task: Task, breaker: dict[str, Any], sandbox: Sandbox, fault: Any = None) -> MacroOutcome:
+def _invoke(
+    macro: Macro, ws: Workspace, task: Task, breaker: dict[str, Any], sandbox: Sandbox, fault: Any = None
+) -> MacroOutcome:
     assert task.macro is not None
     args = {k: v for k, v in {**task.macro.args, **breaker.get("args", {})}.items() if v is not None}
     context = MacroContext(ws, args, task.tests, 60.0, sandbox=sandbox)
@@ -368,7 +433,7 @@ def _fault_at(point: str) -> Any:
     return fault
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def _replay_cache(folder: Path, sandbox: Sandbox) -> tuple[tuple[Task, MacroOutcome, bool, tuple[str, ...]], ...]:
     macro = _load(folder)
     results = []

@@ -56,7 +56,9 @@ Group = tuple[str, str]
 
 def judge(groups: dict[Group, list[Cell]], limits: Limits) -> tuple[list[str], list[str]]:
     """(regressions, improvements) over every policy × fault group."""
-    live = sum(any(c.success_varies for c in cells) * 2 + any(c.tokens_vary for c in cells) for cells in groups.values())
+    live = sum(
+        any(c.success_varies for c in cells) * 2 + any(c.tokens_vary for c in cells) for cells in groups.values()
+    )
     regressions: list[str] = []
     improvements: list[str] = []
     if not live:
@@ -80,7 +82,16 @@ def _runs(cells: list[Cell]) -> str:
     return f"{before} baseline runs, {after} now"
 
 
-def _success(regressions: list[str], improvements: list[str], where: str, seed: str, cells: list[Cell], level: float, judged_at: str, threshold: float) -> None:
+def _success(
+    regressions: list[str],
+    improvements: list[str],
+    where: str,
+    seed: str,
+    cells: list[Cell],
+    level: float,
+    judged_at: str,
+    threshold: float,
+) -> None:
     pairs = [(c.before_success, c.after_success) for c in cells]
     before = fmean(fmean(b) for b, _ in pairs)
     after = fmean(fmean(a) for _, a in pairs)
@@ -98,7 +109,16 @@ def _success(regressions: list[str], improvements: list[str], where: str, seed: 
         improvements.append(f"{where}: success rate rose {change()}")
 
 
-def _tokens(regressions: list[str], improvements: list[str], where: str, seed: str, cells: list[Cell], level: float, judged_at: str, threshold: float) -> None:
+def _tokens(
+    regressions: list[str],
+    improvements: list[str],
+    where: str,
+    seed: str,
+    cells: list[Cell],
+    level: float,
+    judged_at: str,
+    threshold: float,
+) -> None:
     pairs = [(c.before_tokens, c.after_tokens) for c in cells]
     before = fmean(fmean(b) for b, _ in pairs)
     after = fmean(fmean(a) for _, a in pairs)

@@ -175,8 +175,14 @@ class Run:
 
     @classmethod
     def start(
-        cls, task: Task, policy: Policy, ctx: ToolContext, macros: MacroRegistry, limits: Limits, fault: FaultPoint = no_faults
-    ) -> "Run":
+        cls,
+        task: Task,
+        policy: Policy,
+        ctx: ToolContext,
+        macros: MacroRegistry,
+        limits: Limits,
+        fault: FaultPoint = no_faults,
+    ) -> Run:
         """Route the task and set the tool list of the mode it starts in."""
         machine = Machine()
         mode = policy.route(task, ctx.workspace)
@@ -209,8 +215,12 @@ class Run:
             execution.transcript.add_note(NUDGE)
             return True
         if len(calls) > 1:
-            execution.notes.append(f"model call {len(execution.transcript.calls)} returned {len(calls)} tool calls; ran them in order")
-        return all(_step(execution, machine, call, self.policy, self.ctx, self.macros, limits, self.fault) for call in calls)
+            execution.notes.append(
+                f"model call {len(execution.transcript.calls)} returned {len(calls)} tool calls; ran them in order"
+            )
+        return all(
+            _step(execution, machine, call, self.policy, self.ctx, self.macros, limits, self.fault) for call in calls
+        )
 
 
 def _ask(execution: Execution, machine: Machine, agent: Agent) -> Reply | None:
@@ -250,8 +260,14 @@ def _over_budget(transcript: Transcript, limits: Limits) -> bool:
 
 
 def _step(
-    execution: Execution, machine: Machine, call: ToolCall, policy: Policy, ctx: ToolContext,
-    macros: MacroRegistry, limits: Limits, fault: FaultPoint,
+    execution: Execution,
+    machine: Machine,
+    call: ToolCall,
+    policy: Policy,
+    ctx: ToolContext,
+    macros: MacroRegistry,
+    limits: Limits,
+    fault: FaultPoint,
 ) -> bool:
     """Run one tool call; False when the run ends here."""
     if call.name == FINISH and machine.state is State.MACRO and not _macro_succeeded(execution):
@@ -279,15 +295,21 @@ def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
     return call_tool(tool, ctx, call.arguments).text
 
 
-def _call_macro(execution: Execution, name: str, args: dict[str, Any], ctx: ToolContext, macros: MacroRegistry, fault: FaultPoint) -> MacroOutcome:
+def _call_macro(
+    execution: Execution, name: str, args: dict[str, Any], ctx: ToolContext, macros: MacroRegistry, fault: FaultPoint
+) -> MacroOutcome:
     macro = macros.get(name)
     assert macro is not None
     execution.macro_calls += 1
     dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
-    outcome = invoke(macro, MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox), fault)
+    outcome = invoke(
+        macro, MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox), fault
+    )
     macros.record(name, outcome.failure_class, outcome.injected)
     execution.violations.extend(outcome.violations)
-    execution.calls.append({"macro": name, "failure_class": outcome.failure_class, "seconds": round(outcome.seconds, 4)})
+    execution.calls.append(
+        {"macro": name, "failure_class": outcome.failure_class, "seconds": round(outcome.seconds, 4)}
+    )
     return outcome
 
 
@@ -309,8 +331,13 @@ def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set
 
 
 def _macro_step(
-    execution: Execution, machine: Machine, call: ToolCall, policy: Policy, ctx: ToolContext,
-    macros: MacroRegistry, fault: FaultPoint,
+    execution: Execution,
+    machine: Machine,
+    call: ToolCall,
+    policy: Policy,
+    ctx: ToolContext,
+    macros: MacroRegistry,
+    fault: FaultPoint,
 ) -> bool:
     """Run a macro call (and, once, its declared fallback macro); False when the run stops here."""
     tried = {call.name}
@@ -336,7 +363,9 @@ def _macro_step(
         return True
     machine.fire("macro_failed", outcome.macro)
     changed = ", ".join(outcome.changes.paths) or "none"
-    note = DEGRADE_NOTE.format(macro=outcome.macro, failure_class=outcome.failure_class, reason=outcome.reason, changed=changed)
+    note = DEGRADE_NOTE.format(
+        macro=outcome.macro, failure_class=outcome.failure_class, reason=outcome.reason, changed=changed
+    )
     return _decide(execution, machine, policy, outcome, note)
 
 
@@ -356,7 +385,9 @@ def _no_macro_applies(execution: Execution, machine: Machine, policy: Policy, fi
     return _decide(execution, machine, policy, outcome, note, finish_id)
 
 
-def _decide(execution: Execution, machine: Machine, policy: Policy, outcome: MacroOutcome, note: str, answers: str = "") -> bool:
+def _decide(
+    execution: Execution, machine: Machine, policy: Policy, outcome: MacroOutcome, note: str, answers: str = ""
+) -> bool:
     """Classify a failure, let the policy's recovery decide; False when the run stops here.
 
     The note goes to the agent as a harness message, or as the answer to the call ``answers``.

@@ -33,16 +33,19 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from .modnames import absolute_module, dotted_name, package_of
 
 if TYPE_CHECKING:
     from .macros import MacroRegistry
 
-_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:py|md|rst|txt|json|toml|ini|cfg|yaml|yml|csv))(?![\w/-])")
+_PATH = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:py|md|rst|txt|json|toml|ini|cfg|yaml|yml|csv))(?![\w/-])"
+)
 _QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|'([^'\n]+)'")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _IDENTIFIER = re.compile(r"\b(?:[a-z]\w*_\w+|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
@@ -73,7 +76,9 @@ class Features:
         return astuple(self)
 
 
-def compute(prompt: str, files: Mapping[str, bytes], macros: MacroRegistry | None = None, hidden: tuple[Path, ...] = ()) -> Features:
+def compute(
+    prompt: str, files: Mapping[str, bytes], macros: MacroRegistry | None = None, hidden: tuple[Path, ...] = ()
+) -> Features:
     """The features of a task, from its prompt, its initial workspace files and the macro registry
     only; ``hidden`` are the task's paths the macros' applicability checks are refused to read."""
     paths = prompt_paths(prompt)
@@ -105,7 +110,9 @@ def prompt_snippets(prompt: str) -> list[str]:
     return list(dict.fromkeys(next(g for g in m.groups() if g) for m in _QUOTED.finditer(prompt)))
 
 
-def _with_applicability(features: Features, prompt: str, files: Mapping[str, bytes], macros: MacroRegistry, hidden: tuple[Path, ...]) -> Features:
+def _with_applicability(
+    features: Features, prompt: str, files: Mapping[str, bytes], macros: MacroRegistry, hidden: tuple[Path, ...]
+) -> Features:
     from .applicability import applicable_macros, retrieval_score
 
     return replace(

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from statistics import fmean
-from typing import Iterable
 
 from . import __version__
 from .epoch_gate import Cell, judge
@@ -61,7 +61,7 @@ class Baseline:
     source: str = ""
 
     @classmethod
-    def from_results(cls, results: Iterable[RunResult]) -> "Baseline":
+    def from_results(cls, results: Iterable[RunResult]) -> Baseline:
         return cls({_run_key(r): Entry(r.success, r.steps, r.tokens) for r in results})
 
     def entry(self, result: RunResult) -> Entry | None:
@@ -89,16 +89,22 @@ class Baseline:
         document = {
             "schema_version": SCHEMA_VERSION,
             "generator": f"pytest-granularity {__version__}",
-            "runs": {k: {"success": e.success, "steps": e.steps, "tokens": e.tokens} for k, e in sorted(self.runs.items())},
+            "runs": {
+                k: {"success": e.success, "steps": e.steps, "tokens": e.tokens} for k, e in sorted(self.runs.items())
+            },
             "aggregates": {
-                k: {"runs": len(v), "success_rate": fmean(e.success for e in v), "mean_tokens": fmean(e.tokens for e in v)}
+                k: {
+                    "runs": len(v),
+                    "success_rate": fmean(e.success for e in v),
+                    "mean_tokens": fmean(e.tokens for e in v),
+                }
                 for k, v in sorted(groups.items())
             },
         }
         return json.dumps(document, indent=1, sort_keys=True) + "\n"
 
     @classmethod
-    def parse(cls, text: str, source: str) -> "Baseline":
+    def parse(cls, text: str, source: str) -> Baseline:
         """A baseline from its JSON text, validated against ``schemas/baseline.schema.json``."""
         try:
             data = json.loads(text)
@@ -117,7 +123,9 @@ def load_baseline(spec: str, root: Path) -> Baseline:
     if spec.startswith(GIT_PREFIX):
         ref, _, path = spec[len(GIT_PREFIX) :].partition(":")
         if not ref or not path:
-            raise BaselineError(f"{spec}: a git baseline is written git:REF:PATH, for example git:origin/main:.granularity/baseline.json")
+            raise BaselineError(
+                f"{spec}: a git baseline is written git:REF:PATH, for example git:origin/main:.granularity/baseline.json"
+            )
         return Baseline.parse(_read_from_git(root, ref, path, spec), spec)
     path = Path(spec) if Path(spec).is_absolute() else root / spec
     try:
@@ -202,10 +210,14 @@ def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresh
         if message:
             report.regressions.append(message)
         elif not entry.success and result.success:
-            report.improvements.append(f"{result.task} [{result.policy}, fault {result.fault}] failed in the baseline and now passes")
+            report.improvements.append(
+                f"{result.task} [{result.policy}, fault {result.fault}] failed in the baseline and now passes"
+            )
     for (policy, fault), matched in sorted(pairs.items()):
         _aggregate(report, policy, fault, matched, thresholds)
-    regressions, improvements = judge(_epoch_cells(baseline, [r for r in results if (r.policy, r.fault) in repeated]), thresholds)
+    regressions, improvements = judge(
+        _epoch_cells(baseline, [r for r in results if (r.policy, r.fault) in repeated]), thresholds
+    )
     report.regressions += regressions
     report.improvements += improvements
     ran = {r.key for r in results}
@@ -216,7 +228,11 @@ def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresh
 def _repeated_groups(baseline: Baseline, results: list[RunResult]) -> set[tuple[str, str]]:
     """Policy × fault groups where either side ran some cell more than once."""
     runs = Counter(r.key for r in results)
-    return {(policy, fault) for (task, policy, fault), n in runs.items() if n > 1 or baseline.epochs_of(task, policy, fault) > 1}
+    return {
+        (policy, fault)
+        for (task, policy, fault), n in runs.items()
+        if n > 1 or baseline.epochs_of(task, policy, fault) > 1
+    }
 
 
 def _epoch_cells(baseline: Baseline, results: list[RunResult]) -> dict[tuple[str, str], list[Cell]]:
@@ -228,12 +244,20 @@ def _epoch_cells(baseline: Baseline, results: list[RunResult]) -> dict[tuple[str
     for (task, policy, fault), runs in sorted(now.items()):
         before = baseline.cells.get((task, policy, fault))
         if before:
-            cell = Cell(task, tuple(e.success for e in before), tuple(e.tokens for e in before), tuple(r.success for r in runs), tuple(r.tokens for r in runs))
+            cell = Cell(
+                task,
+                tuple(e.success for e in before),
+                tuple(e.tokens for e in before),
+                tuple(r.success for r in runs),
+                tuple(r.tokens for r in runs),
+            )
             groups.setdefault((policy, fault), []).append(cell)
     return groups
 
 
-def _aggregate(report: GateReport, policy: str, fault: str, matched: list[tuple[Entry, RunResult]], thresholds: Thresholds) -> None:
+def _aggregate(
+    report: GateReport, policy: str, fault: str, matched: list[tuple[Entry, RunResult]], thresholds: Thresholds
+) -> None:
     before_success = fmean(e.success for e, _ in matched)
     after_success = fmean(r.success for _, r in matched)
     before_tokens = fmean(e.tokens for e, _ in matched)
@@ -268,13 +292,17 @@ def _rise_text(before: float, after: float) -> str:
 
 def markdown(report: GateReport, source: str) -> str:
     lines = [f"### pytest-granularity gate against `{source}`", ""]
-    verdict = "**FAILED**: the changes made the agent stack worse." if report.failed else "**passed**: nothing got worse."
+    verdict = (
+        "**FAILED**: the changes made the agent stack worse." if report.failed else "**passed**: nothing got worse."
+    )
     lines += [verdict, ""]
     for title, items in (("Regressions", report.regressions), ("Improvements", report.improvements)):
         if items:
             lines += [f"| {title} |", "|---|", *(f"| {item} |" for item in items), ""]
     if report.stale:
-        lines.append(f"Stale baseline entries (not run now): {len(report.stale)}; refresh with `--granularity-update-baseline`.")
+        lines.append(
+            f"Stale baseline entries (not run now): {len(report.stale)}; refresh with `--granularity-update-baseline`."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -13,8 +13,9 @@ import base64
 import hashlib
 import tempfile
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from . import __version__
 from .metrics import EpochSummary, Summary, epoch_summaries, paired_differences, summarize
@@ -73,12 +74,16 @@ def share_repeated_texts(runs: list[dict[str, Any]]) -> list[str]:
     index in the table; a text that itself starts with ``SHARED`` is always shared, so no text
     can be mistaken for a reference.
     """
-    counts = Counter(holder[key] for run in runs for holder, key in _text_slots(run) if isinstance(holder.get(key), str))
+    counts = Counter(
+        holder[key] for run in runs for holder, key in _text_slots(run) if isinstance(holder.get(key), str)
+    )
     table: dict[str, str] = {}
     for run in runs:
         for holder, key in _text_slots(run):
             text = holder.get(key)
-            if isinstance(text, str) and (text.startswith(SHARED) or (len(text) >= SHARE_MIN_CHARS and counts[text] > 1)):
+            if isinstance(text, str) and (
+                text.startswith(SHARED) or (len(text) >= SHARE_MIN_CHARS and counts[text] > 1)
+            ):
                 holder[key] = table.setdefault(text, f"{SHARED}{len(table)}")
     return list(table)
 
@@ -107,7 +112,9 @@ def content_security_policy(script: str, style: str) -> str:
 def _environment() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    return Environment(loader=PackageLoader("pytest_granularity", "templates"), autoescape=True, undefined=StrictUndefined)
+    return Environment(
+        loader=PackageLoader("pytest_granularity", "templates"), autoescape=True, undefined=StrictUndefined
+    )
 
 
 def render_html(results: Sequence[RunResult], title: str = TITLE) -> str:

@@ -25,7 +25,7 @@ import sys
 if __name__ == "__main__":
     sys.path.pop(0)
 
-import pytest  # noqa: E402  (only now, with this script's folder gone from sys.path)
+import pytest  # only now, with this script's folder gone from sys.path
 
 CANARY_PREFIX = "test_granularity_canary_"
 FINAL = {"failed": 3, "error": 3, "xpassed": 2, "skipped": 1, "xfailed": 1, "passed": 0}
@@ -50,7 +50,9 @@ class Recorder:
 
     def pytest_internalerror(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         """Whether pytest crashed on its own or in workspace code (``SystemExit`` at import, say)."""
-        inside = any(str(entry.path).startswith(self.root + os.sep) for entry in excinfo.traceback) if self.root else False
+        inside = (
+            any(str(entry.path).startswith(self.root + os.sep) for entry in excinfo.traceback) if self.root else False
+        )
         self.internal_error = "workspace" if inside else "pytest"
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -45,7 +46,9 @@ def build_server(session: ToolSession) -> Server[Any]:
     bus = InMemorySubscriptionBus()
     lock = anyio.Lock()
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         async with lock:
             return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in session.tools()])
 
@@ -57,8 +60,12 @@ def build_server(session: ToolSession) -> Server[Any]:
         return types.CallToolResult(content=[types.TextContent(type="text", text=reply.text)], is_error=reply.is_error)
 
     return Server(
-        SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
-        on_list_tools=list_tools, on_call_tool=call_tool, on_subscriptions_listen=ListenHandler(bus),
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
     )
 
 
@@ -88,6 +95,8 @@ def serve_stdio(session: ToolSession, on_stop: Callable[[], None]) -> None:
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options(NotificationOptions(tools_changed=True)))
+            await server.run(
+                read_stream, write_stream, server.create_initialization_options(NotificationOptions(tools_changed=True))
+            )
 
     anyio.run(main)

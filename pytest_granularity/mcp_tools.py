@@ -29,7 +29,13 @@ START_TASK_TOOL: dict[str, Any] = {
         "required": ["prompt"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "start task", "readOnlyHint": True, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+    "annotations": {
+        "title": "start task",
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    },
 }
 
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
 from statistics import fmean, median, stdev
-from typing import Callable, Iterable, Sequence
 
 from .result import ERROR, RunResult
 
@@ -116,7 +116,9 @@ def pass_hat_k(runs: int, successes: int, k: int) -> float:
     return comb(successes, k) / comb(runs, k)
 
 
-def g_score(success_rate: float, mean_steps_successful: float | None, mean_tokens: float, micro_mean_tokens: float | None) -> float | None:
+def g_score(
+    success_rate: float, mean_steps_successful: float | None, mean_tokens: float, micro_mean_tokens: float | None
+) -> float | None:
     if not mean_steps_successful or not micro_mean_tokens or not mean_tokens:
         return None
     return success_rate / mean_steps_successful / (mean_tokens / micro_mean_tokens)
@@ -180,12 +182,17 @@ def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Sum
         groups[(r.policy, r.fault, ALL_FAMILIES)].append(r)
         if by_family:
             groups[(r.policy, r.fault, r.family)].append(r)
-    micro_tokens = {task: fmean(r.tokens for r in runs) for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == "none").items()}
+    micro_tokens = {
+        task: fmean(r.tokens for r in runs)
+        for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == "none").items()
+    }
     oracle = oracle_tokens(ordered)
     return [_summarise(key, runs, micro_tokens, oracle) for key, runs in sorted(groups.items(), key=_order)]
 
 
-def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: dict[str, float], oracle: dict[tuple[str, str], int]) -> Summary:
+def _summarise(
+    key: tuple[str, str, str], runs: list[RunResult], micro_tokens: dict[str, float], oracle: dict[tuple[str, str], int]
+) -> Summary:
     policy, fault, family = key
     successful = [r for r in runs if r.success]
     tokens = [float(r.tokens) for r in runs]
@@ -202,7 +209,9 @@ def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: d
         runs=len(runs),
         successes=len(successful),
         errors=sum(r.outcome == ERROR for r in runs),
-        success_ci=cluster_bootstrap_ci([[float(r.success) for r in epochs] for epochs in by_task(runs).values()], "|".join(key)),
+        success_ci=cluster_bootstrap_ci(
+            [[float(r.success) for r in epochs] for epochs in by_task(runs).values()], "|".join(key)
+        ),
         mean_steps=fmean(r.steps for r in runs),
         median_steps=float(median(r.steps for r in runs)),
         mean_tokens=mean_tokens,
@@ -210,7 +219,9 @@ def _summarise(key: tuple[str, str, str], runs: list[RunResult], micro_tokens: d
         mean_steps_successful=steps_successful,
         macro_adoption=sum(r.macro_calls for r in runs) / tool_calls if tool_calls else 0.0,
         transition_rate=sum(r.degraded for r in macro_failed) / len(macro_failed) if macro_failed else None,
-        g_score=g_score(success_rate, steps_successful, mean_tokens, fmean(same_tasks) if len(same_tasks) == len(runs) else None),
+        g_score=g_score(
+            success_rate, steps_successful, mean_tokens, fmean(same_tasks) if len(same_tasks) == len(runs) else None
+        ),
         oracle_gap=_oracle_gap(runs, oracle),
         failure_classes=dict(sorted(Counter(r.failure_class for r in macro_failed).items())),
         mean_cost=fmean(costs) if (costs := [r.cost for r in runs if r.cost is not None]) else None,
@@ -230,7 +241,9 @@ def epoch_summaries(results: Iterable[RunResult]) -> list[EpochSummary]:
     for r in results:
         groups[(r.policy, r.fault)].append(r)
     summaries = []
-    for (policy, fault), runs in sorted(groups.items(), key=lambda item: (_policy_rank(item[0][0]), _fault_rank(item[0][1]))):
+    for (policy, fault), runs in sorted(
+        groups.items(), key=lambda item: (_policy_rank(item[0][0]), _fault_rank(item[0][1]))
+    ):
         tasks = by_task(runs)
         if max(map(len, tasks.values())) > 1:
             summaries.append(_epoch_summary(policy, fault, tasks))
@@ -263,7 +276,9 @@ def _epoch_summary(policy: str, fault: str, tasks: dict[str, list[RunResult]]) -
 
 def paired_differences(results: Iterable[RunResult]) -> list[PairedDifference]:
     """Every pair of policies that ran the same tasks with the same fault: differences with paired intervals."""
-    by_group: dict[str, dict[str, dict[str, list[RunResult]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    by_group: dict[str, dict[str, dict[str, list[RunResult]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     for r in sorted(results, key=lambda r: r.run_key):
         by_group[r.fault][r.policy][r.task].append(r)
     differences = []
@@ -278,7 +293,16 @@ def paired_differences(results: Iterable[RunResult]) -> list[PairedDifference]:
             tokens = [fmean(r.tokens for r in x) - fmean(r.tokens for r in y) for x, y in pairs]
             seed = f"{fault}|{a}|{b}"
             differences.append(
-                PairedDifference(fault, a, b, len(tasks), fmean(success), bootstrap_ci(success, seed + "|s"), fmean(tokens), bootstrap_ci(tokens, seed + "|t"))
+                PairedDifference(
+                    fault,
+                    a,
+                    b,
+                    len(tasks),
+                    fmean(success),
+                    bootstrap_ci(success, seed + "|s"),
+                    fmean(tokens),
+                    bootstrap_ci(tokens, seed + "|t"),
+                )
             )
     return differences
 
@@ -320,7 +344,16 @@ def macro_audit(results: Iterable[RunResult]) -> list[MacroAudit]:
     for name in sorted(calls):
         seconds = sorted(float(e["seconds"]) for e in calls[name])  # type: ignore[arg-type]
         failures = Counter(str(e["failure_class"]) for e in calls[name] if e["failure_class"])
-        audits.append(MacroAudit(name, len(seconds), dict(sorted(failures.items())), fmean(seconds), _percentile(seconds, 0.95), fmean(tokens[name])))
+        audits.append(
+            MacroAudit(
+                name,
+                len(seconds),
+                dict(sorted(failures.items())),
+                fmean(seconds),
+                _percentile(seconds, 0.95),
+                fmean(tokens[name]),
+            )
+        )
     return audits
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -30,16 +31,36 @@ DEFAULT_RETRIES = 2
 
 _OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("model", "NAME", "model name sent to the server (required with --granularity-agent=openai)"),
-    ("base-url", "URL", "OpenAI-compatible endpoint, for example http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI)"),
-    ("api-key-env", "VAR", "environment variable holding the API key (default OPENAI_API_KEY; unset is fine for local servers)"),
+    (
+        "base-url",
+        "URL",
+        "OpenAI-compatible endpoint, for example http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI)",
+    ),
+    (
+        "api-key-env",
+        "VAR",
+        "environment variable holding the API key (default OPENAI_API_KEY; unset is fine for local servers)",
+    ),
     ("temperature", "X", "sampling temperature (default: the server's)"),
     ("max-completion-tokens", "N", "max_completion_tokens per model call (default: the server's)"),
     ("request-timeout", "SECONDS", f"timeout of one request (default {DEFAULT_TIMEOUT:g})"),
-    ("model-retries", "N", f"retries on 408/409/429/5xx and connection errors, honouring Retry-After (default {DEFAULT_RETRIES})"),
+    (
+        "model-retries",
+        "N",
+        f"retries on 408/409/429/5xx and connection errors, honouring Retry-After (default {DEFAULT_RETRIES})",
+    ),
     ("max-tokens-per-run", "N", "stop a run that spends more tokens than this, as failed"),
-    ("token-source", "provider|local", "tokens to report and gate on: the provider's usage where reported (default), or the local cl100k count"),
+    (
+        "token-source",
+        "provider|local",
+        "tokens to report and gate on: the provider's usage where reported (default), or the local cl100k count",
+    ),
     ("model-cache", "DIR", "record model responses to DIR and replay them (see --granularity-model-cache-mode)"),
-    ("model-cache-mode", "|".join(MODES), "with --granularity-model-cache: default auto (replay what is recorded, record the rest)"),
+    (
+        "model-cache-mode",
+        "|".join(MODES),
+        "with --granularity-model-cache: default auto (replay what is recorded, record the rest)",
+    ),
 )
 
 
@@ -48,7 +69,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for name, metavar, help_text in _OPTIONS:
         group.addoption(f"--granularity-{name}", default=None, metavar=metavar, help=help_text)
         parser.addini(f"granularity_{name.replace('-', '_')}", f"default for --granularity-{name}", default="")
-    parser.addini("granularity_prices", "per-model prices in USD per million tokens: lines of 'MODEL PROMPT COMPLETION [CACHED]'", type="linelist", default=[])
+    parser.addini(
+        "granularity_prices",
+        "per-model prices in USD per million tokens: lines of 'MODEL PROMPT COMPLETION [CACHED]'",
+        type="linelist",
+        default=[],
+    )
 
 
 def _value(config: pytest.Config, name: str) -> str | None:
@@ -62,7 +88,9 @@ def _number(config: pytest.Config, name: str, kind: Callable[[str], Any], minimu
     try:
         value = kind(raw)
     except ValueError:
-        raise pytest.UsageError(f"--granularity-{name}: '{raw}' is not a {'whole ' if kind is int else ''}number") from None
+        raise pytest.UsageError(
+            f"--granularity-{name}: '{raw}' is not a {'whole ' if kind is int else ''}number"
+        ) from None
     if value < minimum:
         raise pytest.UsageError(f"--granularity-{name}: {raw} must be at least {minimum:g}")
     return value
@@ -100,13 +128,17 @@ class OpenAIAgentFactory:
 def openai_factory(config: pytest.Config) -> OpenAIAgentFactory:
     model = _value(config, "model")
     if not model:
-        raise pytest.UsageError("--granularity-agent=openai needs --granularity-model=NAME (or the ini key granularity_model)")
+        raise pytest.UsageError(
+            "--granularity-agent=openai needs --granularity-model=NAME (or the ini key granularity_model)"
+        )
     sampling = Sampling(model, _number(config, "temperature", float), _number(config, "max-completion-tokens", int, 1))
     folder, mode = _cache_settings(config)
     live: Send | None = None
     if mode != "replay":
         if importlib.util.find_spec("openai") is None:
-            raise pytest.UsageError("--granularity-agent=openai needs the openai package: pip install 'pytest-granularity[model]'")
+            raise pytest.UsageError(
+                "--granularity-agent=openai needs the openai package: pip install 'pytest-granularity[model]'"
+            )
         endpoint = Endpoint(
             _value(config, "base-url") or os.environ.get("OPENAI_BASE_URL"),
             _value(config, "api-key-env") or "OPENAI_API_KEY",
@@ -154,6 +186,8 @@ def _prices(config: pytest.Config) -> dict[str, Price]:
         except ValueError:
             numbers = []
         if len(parts) not in (3, 4) or len(numbers) != len(parts) - 1:
-            raise pytest.UsageError(f"granularity_prices: '{line}' is not 'MODEL PROMPT COMPLETION [CACHED]' (USD per million tokens)")
+            raise pytest.UsageError(
+                f"granularity_prices: '{line}' is not 'MODEL PROMPT COMPLETION [CACHED]' (USD per million tokens)"
+            )
         prices[parts[0]] = Price(*numbers)
     return prices

@@ -8,8 +8,8 @@ folder is probed with a temporary file that is removed at once.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 
 def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:

@@ -24,7 +24,14 @@ PAPER = {
 }
 """(success, mean tokens, transition rate) per ``policy|fault``, from DESIGN §7."""
 
-SUCCESS = ("macro|none", "heuristic|none", "learned|none", "no recovery|early", "learned recovery|early", "learned recovery|late")
+SUCCESS = (
+    "macro|none",
+    "heuristic|none",
+    "learned|none",
+    "no recovery|early",
+    "learned recovery|early",
+    "learned recovery|late",
+)
 RATIOS = (
     ("macro|none", "micro|none"),
     ("heuristic|none", "micro|none"),
@@ -67,11 +74,22 @@ def comparison(evaluations: dict[str, dict[str, Any]]) -> str:
         lines.append(f"| {quantity} | {paper} | " + " | ".join(ours) + " |")
 
     for key in SUCCESS:
-        row(f"success: {_label(key)}", _value(PAPER[key][0]), [_value(_ours(evaluations[s], key, "success_rate")) for s in schemes])
+        row(
+            f"success: {_label(key)}",
+            _value(PAPER[key][0]),
+            [_value(_ours(evaluations[s], key, "success_rate")) for s in schemes],
+        )
     for top, bottom in RATIOS:
         paper = _ratio(PAPER[top][1], PAPER[bottom][1])
-        ours = [_ratio(_ours(evaluations[s], top, "mean_tokens"), _ours(evaluations[s], bottom, "mean_tokens")) for s in schemes]
+        ours = [
+            _ratio(_ours(evaluations[s], top, "mean_tokens"), _ours(evaluations[s], bottom, "mean_tokens"))
+            for s in schemes
+        ]
         row(f"tokens: {_label(top)} / {_label(bottom)}", paper, ours)
     for key in TRANSITIONS:
-        row(f"transition rate: {_label(key)}", _value(PAPER[key][2]), [_value(_ours(evaluations[s], key, "transition_rate")) for s in schemes])
+        row(
+            f"transition rate: {_label(key)}",
+            _value(PAPER[key][2]),
+            [_value(_ours(evaluations[s], key, "transition_rate")) for s in schemes],
+        )
     return "\n".join(lines)

@@ -9,8 +9,9 @@ plain-text chart, so a CI log still shows the trade-off.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .metrics import ALL_FAMILIES, FAULT_ORDER, POLICY_ORDER, EpochSummary, Summary
 
@@ -46,8 +47,12 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     points = [s for s in summaries if s.family == ALL_FAMILIES]
-    faults = sorted({s.fault for s in points}, key=lambda f: (FAULT_ORDER.index(f) if f in FAULT_ORDER else len(FAULT_ORDER), f))
-    policies = sorted({s.policy for s in points}, key=lambda p: (POLICY_ORDER.index(p) if p in POLICY_ORDER else len(POLICY_ORDER), p))
+    faults = sorted(
+        {s.fault for s in points}, key=lambda f: (FAULT_ORDER.index(f) if f in FAULT_ORDER else len(FAULT_ORDER), f)
+    )
+    policies = sorted(
+        {s.policy for s in points}, key=lambda p: (POLICY_ORDER.index(p) if p in POLICY_ORDER else len(POLICY_ORDER), p)
+    )
     token_ci = {(e.policy, e.fault): e.tokens_ci for e in epochs}
     drawing = Figure(figsize=(4.2 * max(1, len(faults)), 4.6), dpi=120, layout="constrained")
     panels = drawing.subplots(1, max(1, len(faults)), sharex=True, sharey=True, squeeze=False)[0]
@@ -57,9 +62,16 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
             low, high = s.success_ci
             x_low, x_high = token_ci.get((s.policy, s.fault), (s.mean_tokens, s.mean_tokens))
             axes.errorbar(
-                s.mean_tokens, s.success_rate,
-                xerr=[[s.mean_tokens - x_low], [x_high - s.mean_tokens]], yerr=[[s.success_rate - low], [high - s.success_rate]],
-                fmt=MARKERS[index % len(MARKERS)], color=f"C{index % 10}", markersize=max(5, 13 - 2 * index), capsize=4, alpha=0.85, label=s.policy,
+                s.mean_tokens,
+                s.success_rate,
+                xerr=[[s.mean_tokens - x_low], [x_high - s.mean_tokens]],
+                yerr=[[s.success_rate - low], [high - s.success_rate]],
+                fmt=MARKERS[index % len(MARKERS)],
+                color=f"C{index % 10}",
+                markersize=max(5, 13 - 2 * index),
+                capsize=4,
+                alpha=0.85,
+                label=s.policy,
             )
         axes.set_xscale("log")
         axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
@@ -75,7 +87,13 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
     for axes in panels:
         for handle, label in zip(*axes.get_legend_handles_labels()):
             handles.setdefault(label, handle)
-    drawing.legend([handles[p] for p in policies if p in handles], [p for p in policies if p in handles], loc="outside lower center", ncols=len(policies), title="policy")
+    drawing.legend(
+        [handles[p] for p in policies if p in handles],
+        [p for p in policies if p in handles],
+        loc="outside lower center",
+        ncols=len(policies),
+        title="policy",
+    )
     drawing.suptitle("Success against token cost")
     return drawing
 
@@ -96,7 +114,9 @@ def text_chart(points: Sequence[Summary]) -> str:
         row = TEXT_HEIGHT - round(s.success_rate * TEXT_HEIGHT)
         column = round(s.mean_tokens / most * TEXT_WIDTH)
         grid[row][column] = mark
-        legend.append(f"{mark}  {_label(s)}: success {s.success_rate:.3f} [{s.success_ci[0]:.3f}, {s.success_ci[1]:.3f}], {s.mean_tokens:.1f} tokens")
+        legend.append(
+            f"{mark}  {_label(s)}: success {s.success_rate:.3f} [{s.success_ci[0]:.3f}, {s.success_ci[1]:.3f}], {s.mean_tokens:.1f} tokens"
+        )
     lines = [f"{1 - r / TEXT_HEIGHT:4.2f} |" + "".join(cells) for r, cells in enumerate(grid)]
     lines.append("     +" + "-" * (TEXT_WIDTH + 1))
     lines.append(f"      0{'mean tokens per run':^{TEXT_WIDTH - 10}}{most:.0f}")

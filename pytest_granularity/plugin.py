@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -37,8 +38,9 @@ from .gate import markdown as gate_markdown
 from .macros import MacroRegistry
 from .macros.registry import DEFAULT_BREAKER, DEFAULT_TOP_K
 from .metrics import epoch_summaries, summarize
-from .policies import RECOVERY_OVERRIDES, Policy
+from .output_paths import output_problem
 from .plot import write_plot
+from .policies import RECOVERY_OVERRIDES, Policy
 from .report import render_report, write_report
 from .result import ERROR, RECORD_KEY, RunResult, records_in
 from .routing import POLICY_NAMES
@@ -47,7 +49,6 @@ from .sandbox import MODES as SANDBOX_MODES
 from .sandbox import Sandbox, SandboxUnavailable
 from .sandbox import select as select_sandbox
 from .schemas import DefinitionError
-from .output_paths import output_problem
 from .taskcheck import macro_call_problems
 from .tasks import FAULTS, TASK_FILE, Task, TaskError, find_task_files, load_task
 
@@ -84,11 +85,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="check every macro (built-in, --granularity-macros, plugins, and macro folders given as paths) against its contract, one test per check.",
     )
-    group.addoption("--granularity-retrieval-k", type=int, default=None, metavar="K", help="offer only the top K macros for a task (BM25); 0 offers all (default 5).")
-    group.addoption("--granularity-breaker", type=int, default=None, metavar="N", help="disable a macro after N consecutive malfunctions in a session; 0 never (default 5).")
-    group.addoption("--granularity-router", default=None, metavar="PATH", help="the learned policy's router (default: router.json in the rootdir).")
+    group.addoption(
+        "--granularity-retrieval-k",
+        type=int,
+        default=None,
+        metavar="K",
+        help="offer only the top K macros for a task (BM25); 0 offers all (default 5).",
+    )
+    group.addoption(
+        "--granularity-breaker",
+        type=int,
+        default=None,
+        metavar="N",
+        help="disable a macro after N consecutive malfunctions in a session; 0 never (default 5).",
+    )
+    group.addoption(
+        "--granularity-router",
+        default=None,
+        metavar="PATH",
+        help="the learned policy's router (default: router.json in the rootdir).",
+    )
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
-    group.addoption("--granularity-max-steps", type=int, default=None, metavar="N", help="step limit per run (default: the task's, else 40).")
+    group.addoption(
+        "--granularity-max-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="step limit per run (default: the task's, else 40).",
+    )
     group.addoption("--granularity-macros", default=None, metavar="PATH", help="a folder of extra macros to register.")
     group.addoption(
         "--granularity-report",
@@ -96,7 +120,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="write the summaries as JSON to PATH and every run record (with transcript) to PATH with .jsonl.",
     )
-    group.addoption("--granularity-plot", default=None, metavar="PATH", help="write a PNG of success against tokens (text chart without matplotlib).")
+    group.addoption(
+        "--granularity-plot",
+        default=None,
+        metavar="PATH",
+        help="write a PNG of success against tokens (text chart without matplotlib).",
+    )
     group.addoption(
         "--granularity-html",
         default=None,
@@ -123,7 +152,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="run every task, policy and fault N times (items <task>[<policy>-e<k>]), each with its own seed; the gate then tests for significance (default 1).",
     )
-    group.addoption("--granularity-seed", type=int, default=None, metavar="S", help="base seed of the agent; epoch k runs with seed S + k (default 0).")
+    group.addoption(
+        "--granularity-seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="base seed of the agent; epoch k runs with seed S + k (default 0).",
+    )
     group.addoption(
         "--granularity-recovery",
         default=None,
@@ -137,11 +172,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run tests, verifiers and macros in a bubblewrap sandbox: auto (when bwrap works here; the default), bwrap (required), none.",
     )
     gate = parser.getgroup("granularity-gate", "gate on a baseline (pytest-granularity)")
-    gate.addoption("--granularity-baseline", default=None, metavar="PATH|git:REF:PATH", help="compare with this baseline; fail on regressions.")
-    gate.addoption("--granularity-update-baseline", action="store_true", help="write this session's runs as the baseline (and report stale entries).")
-    gate.addoption("--granularity-max-token-increase", default=None, metavar="PCT", help="fail when a policy's mean tokens rise more than this (default 5%%).")
-    gate.addoption("--granularity-max-success-drop", default=None, metavar="X", help="fail when a policy's success rate drops more than this (default 0).")
-    gate.addoption("--granularity-test-token-tolerance", default=None, metavar="PCT", help="fail a test whose tokens rise more than this (default 10%%).")
+    gate.addoption(
+        "--granularity-baseline",
+        default=None,
+        metavar="PATH|git:REF:PATH",
+        help="compare with this baseline; fail on regressions.",
+    )
+    gate.addoption(
+        "--granularity-update-baseline",
+        action="store_true",
+        help="write this session's runs as the baseline (and report stale entries).",
+    )
+    gate.addoption(
+        "--granularity-max-token-increase",
+        default=None,
+        metavar="PCT",
+        help="fail when a policy's mean tokens rise more than this (default 5%%).",
+    )
+    gate.addoption(
+        "--granularity-max-success-drop",
+        default=None,
+        metavar="X",
+        help="fail when a policy's success rate drops more than this (default 0).",
+    )
+    gate.addoption(
+        "--granularity-test-token-tolerance",
+        default=None,
+        metavar="PCT",
+        help="fail a test whose tokens rise more than this (default 10%%).",
+    )
     gate.addoption(
         "--granularity-alpha",
         default=None,
@@ -175,7 +234,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--granularity-contracts", False):
         from .contract_session import ContractSession
 
-        config.pluginmanager.register(ContractSession(_macro_roots(config), config.stash[sandbox_key]), "granularity-contracts")
+        config.pluginmanager.register(
+            ContractSession(_macro_roots(config), config.stash[sandbox_key]), "granularity-contracts"
+        )
     if not config.getoption("--granularity", None):
         return
     from .model_plugin import run_settings
@@ -222,7 +283,11 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
 
 def _check_outputs(config: pytest.Config) -> None:
     """Files written at the end must be writable now, not after the whole benchmark ran."""
-    for option, companions in (("--granularity-report", (".jsonl",)), ("--granularity-plot", ()), ("--granularity-html", ())):
+    for option, companions in (
+        ("--granularity-report", (".jsonl",)),
+        ("--granularity-plot", ()),
+        ("--granularity-html", ()),
+    ):
         value = config.getoption(option)
         path = Path(value) if value else None
         problem = output_problem(path, [path.with_suffix(s) for s in companions]) if path else None
@@ -233,7 +298,9 @@ def _check_outputs(config: pytest.Config) -> None:
 def _max_steps(config: pytest.Config) -> int | None:
     value = config.getoption("--granularity-max-steps")
     if value is not None and value < 1:
-        raise pytest.UsageError(f"--granularity-max-steps: {value} must be at least 1 (leave it out to use each task's own limit)")
+        raise pytest.UsageError(
+            f"--granularity-max-steps: {value} must be at least 1 (leave it out to use each task's own limit)"
+        )
     return value
 
 
@@ -271,12 +338,16 @@ def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Po
         names = list(POLICY_NAMES)
     unknown = [n for n in names if n not in POLICY_NAMES]
     if unknown:
-        raise pytest.UsageError(f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all")
+        raise pytest.UsageError(
+            f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all"
+        )
     policies = [_policy(config, n, macros) for n in dict.fromkeys(names)]
     override = config.getoption("--granularity-recovery")
     if override:
         policies = [
-            dataclasses.replace(p, name=f"{p.name}@{override}", recover=RECOVERY_OVERRIDES[override]) if p.uses_macros else p
+            dataclasses.replace(p, name=f"{p.name}@{override}", recover=RECOVERY_OVERRIDES[override])
+            if p.uses_macros
+            else p
             for p in policies
         ]
     return tuple(policies)
@@ -309,7 +380,12 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
     if not 0 < values.get("alpha", 0.05) < 1:
         raise pytest.UsageError(f"--granularity-alpha: {values['alpha']:g} is not between 0 and 1")
     spec = _option_or_ini(config, "--granularity-baseline", "granularity_baseline")
-    if spec and config.getoption("--granularity-update-baseline") and not spec.startswith("git:") and not (config.rootpath / spec).exists():
+    if (
+        spec
+        and config.getoption("--granularity-update-baseline")
+        and not spec.startswith("git:")
+        and not (config.rootpath / spec).exists()
+    ):
         spec = None  # a first baseline: written at the end, nothing to compare with now
     try:
         baseline = load_baseline(spec, config.rootpath) if spec else None
@@ -322,9 +398,13 @@ def _policy(config: pytest.Config, name: str, macros: MacroRegistry) -> Policy:
     from .routing import RouterError, policy_named
 
     try:
-        return policy_named(name, Path(config.getoption("--granularity-router") or config.rootpath / "router.json"), macros)
+        return policy_named(
+            name, Path(config.getoption("--granularity-router") or config.rootpath / "router.json"), macros
+        )
     except RouterError as exc:
-        raise pytest.UsageError(f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)") from None
+        raise pytest.UsageError(
+            f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)"
+        ) from None
 
 
 def _fault_set(config: pytest.Config) -> str:
@@ -448,22 +528,30 @@ class TaskFile(pytest.File):
         baseline = self.config.stash[gate_key].baseline
         epochs = self.config.stash[epochs_key]
         for policy in self.config.stash[policies_key]:
-            faults = (NO_FAULT, *task_faults(task, self.config.stash[fault_set_key])) if policy.uses_macros else (NO_FAULT,)
+            faults = (
+                (NO_FAULT, *task_faults(task, self.config.stash[fault_set_key])) if policy.uses_macros else (NO_FAULT,)
+            )
             for fault in faults:
                 label = policy.name if fault == NO_FAULT else f"{policy.name}-{fault}"
                 for epoch in range(epochs):
                     name = f"{task.id}[{label}]" if epochs == 1 else f"{task.id}[{label}-e{epoch}]"
-                    item = TaskItem.from_parent(self, name=name, callobj=_run_item, task=task, policy=policy, fault=fault, epoch=epoch)
+                    item = TaskItem.from_parent(
+                        self, name=name, callobj=_run_item, task=task, policy=policy, fault=fault, epoch=epoch
+                    )
                     entry = _single_entry(baseline, epochs, task.id, policy.name, fault)
                     if entry is not None and not entry.success:
-                        item.add_marker(pytest.mark.xfail(reason=f"failed in the baseline {baseline.source}", strict=False))
+                        item.add_marker(
+                            pytest.mark.xfail(reason=f"failed in the baseline {baseline.source}", strict=False)
+                        )
                     yield item
 
     def _check_unique(self, task: Task) -> None:
         seen = self.config.stash[task_ids_key]
         other = seen.setdefault(task.id, task.path)
         if other != task.path:
-            raise self.CollectError(f"{task.path}: field 'id': '{task.id}' is also the id of {other}; task ids must be unique")
+            raise self.CollectError(
+                f"{task.path}: field 'id': '{task.id}' is also the id of {other}; task ids must be unique"
+            )
 
 
 def _judged_over_epochs(baseline: Baseline | None, epochs: int, task: str, policy: str, fault: str) -> bool:
@@ -555,7 +643,9 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
     regression = run_regression(_single_entry(gate.baseline, epochs, *result.key), result, gate.thresholds)
     if regression or not result.success:
         if result.outcome != ERROR and _judged_over_epochs(gate.baseline, epochs, *result.key):
-            pytest.xfail(f"epoch {result.epoch} rejected; the gate judges {result.task} [{result.policy}, fault {result.fault}] over all epochs")
+            pytest.xfail(
+                f"epoch {result.epoch} rejected; the gate judges {result.task} [{result.policy}, fault {result.fault}] over all epochs"
+            )
         raise RunFailed(result, regression)
 
 
@@ -631,7 +721,9 @@ class RunCollector:
         for line in self.gate.improvements:
             terminalreporter.write_line(f"improvement {line}", green=True)
         if self.gate.stale:
-            terminalreporter.write_line(f"{len(self.gate.stale)} stale baseline entries (not run now): {', '.join(self.gate.stale[:5])}{' ...' if len(self.gate.stale) > 5 else ''}")
+            terminalreporter.write_line(
+                f"{len(self.gate.stale)} stale baseline entries (not run now): {', '.join(self.gate.stale[:5])}{' ...' if len(self.gate.stale) > 5 else ''}"
+            )
         verdict = "FAILED: the session exits non-zero" if self.gate.failed else "passed: nothing got worse"
         terminalreporter.write_line(f"gate {verdict}", red=self.gate.failed, bold=True)
         if os.environ.get("GITHUB_ACTIONS") == "true":
@@ -652,7 +744,9 @@ class RunCollector:
         path.write_text(fresh.to_json())
         terminalreporter.write_line(f"baseline written: {path} ({len(fresh.runs)} runs)")
         if stale:
-            terminalreporter.write_line(f"dropped {len(stale)} stale entries no longer run: {', '.join(stale[:5])}{' ...' if len(stale) > 5 else ''}")
+            terminalreporter.write_line(
+                f"dropped {len(stale)} stale entries no longer run: {', '.join(stale[:5])}{' ...' if len(stale) > 5 else ''}"
+            )
 
     def _write_outputs(self) -> list[str]:
         lines = []
@@ -693,9 +787,22 @@ def _lost_run(config: pytest.Config, report: pytest.TestReport) -> RunResult:
         family = "unknown"
     message = str(report.longrepr).strip().splitlines()[-1] if report.longrepr else "no record"
     return RunResult(
-        task=task_id, family=family, policy=policy, fault=fault, outcome=ERROR, mode="", steps=0, tokens=0,
-        prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0, stop_reason="lost", error=message,
-        epoch=epoch, seed=config.stash[settings_key].seed + epoch,
+        task=task_id,
+        family=family,
+        policy=policy,
+        fault=fault,
+        outcome=ERROR,
+        mode="",
+        steps=0,
+        tokens=0,
+        prompt_tokens=0,
+        completion_tokens=0,
+        tool_calls=0,
+        macro_calls=0,
+        stop_reason="lost",
+        error=message,
+        epoch=epoch,
+        seed=config.stash[settings_key].seed + epoch,
     )
 
 

@@ -8,8 +8,8 @@ macro-first policy into the paper's no-recovery or always-degrade baseline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .tasks import Task
 from .workspace import Workspace

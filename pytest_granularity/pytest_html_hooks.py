@@ -11,9 +11,10 @@ unknown hook name would break plain pytest.
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from html import escape
 from pathlib import Path
-from typing import Any, Generator
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -40,7 +41,9 @@ def inline_section(result: RunResult) -> str:
     """The run as text for pytest-html's expandable log: what happened, what changed, and the start of the diff."""
     lines = [f"{' granularity run ':-^80}", result.summary()]
     lines += [f"transition: {t}" for t in result.transitions]
-    lines += [f"macro {c.get('macro')}: {c.get('failure_class') or 'ok'} in {c.get('seconds')} s" for c in result.macro_log]
+    lines += [
+        f"macro {c.get('macro')}: {c.get('failure_class') or 'ok'} in {c.get('seconds')} s" for c in result.macro_log
+    ]
     diff = result.diff.splitlines()
     if diff:
         lines.append(f"{' workspace diff ':-^80}")

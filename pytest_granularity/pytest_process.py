@@ -21,16 +21,17 @@ import subprocess
 import sys
 import tempfile
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .interrupts import kill_group, tracked_folder, tracked_process
 from .sandbox import NO_SANDBOX, Sandbox
 
 OUTPUT_TAIL_LINES = 40
 MEMO_SIZE = 1024
-_MEMO: OrderedDict[str, "PytestRun"] = OrderedDict()
+_MEMO: OrderedDict[str, PytestRun] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,9 @@ def run_pytest(
 def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> str:
     from .workspace import read_tree
 
-    digest = hashlib.blake2b(repr((sys.executable, list(args), timeout, isolated, sandbox.mode)).encode(), digest_size=20)
+    digest = hashlib.blake2b(
+        repr((sys.executable, list(args), timeout, isolated, sandbox.mode)).encode(), digest_size=20
+    )
     for rel, data in sorted(read_tree(cwd).items()):
         digest.update(rel.encode() + b"\0" + hashlib.blake2b(data, digest_size=20).digest())
     return digest.hexdigest()
@@ -89,8 +92,12 @@ def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args]
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         env = dict(
-            os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-            PYTEST_DEBUG_TEMPROOT=scratch, TMPDIR=scratch,
+            os.environ,
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONHASHSEED="0",
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+            PYTEST_DEBUG_TEMPROOT=scratch,
+            TMPDIR=scratch,
         )
         for name in _UNSTABLE_ENV:
             env.pop(name, None)
@@ -100,10 +107,18 @@ def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox
             command = _isolated_command(cwd, Path(scratch), results, options)
             env["PYTHONPATH"] = _outside_paths(env.get("PYTHONPATH", ""), cwd)
         command = sandbox.command(command, writable=[cwd, Path(scratch)])
-        with subprocess.Popen(
-            command, cwd=cwd, env=env, stdin=subprocess.PIPE if isolated else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-        ) as process, tracked_process(process.pid):
+        with (
+            subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE if isolated else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            ) as process,
+            tracked_process(process.pid),
+        ):
             try:
                 output, _ = process.communicate(f"{nonce}\n".encode() if isolated else None, timeout=timeout)
                 timed_out = False
@@ -129,15 +144,26 @@ def _isolated_command(cwd: Path, scratch: Path, results: Path, options: Sequence
     config = scratch / "granularity-pytest.ini"
     config.write_text("[pytest]\n")
     return [
-        sys.executable, "-s", "-B", str(ISOLATED_SCRIPT), str(results), "-c", str(config), f"--rootdir={cwd}",
-        "--color=no", "--code-highlight=no", *options,
+        sys.executable,
+        "-s",
+        "-B",
+        str(ISOLATED_SCRIPT),
+        str(results),
+        "-c",
+        str(config),
+        f"--rootdir={cwd}",
+        "--color=no",
+        "--code-highlight=no",
+        *options,
     ]
 
 
 def _outside_paths(pythonpath: str, cwd: Path) -> str:
     """``PYTHONPATH`` without entries that are relative or inside ``cwd``: those would put the
     workspace ahead of the installed pytest."""
-    keep = [p for p in pythonpath.split(os.pathsep) if p and os.path.isabs(p) and not Path(p).resolve().is_relative_to(cwd)]
+    keep = [
+        p for p in pythonpath.split(os.pathsep) if p and os.path.isabs(p) and not Path(p).resolve().is_relative_to(cwd)
+    ]
     return os.pathsep.join(keep)
 
 
@@ -153,8 +179,15 @@ def _read_results(path: Path, nonce: str) -> dict[str, Any] | None:
 
 
 _UNSTABLE_ENV = (
-    "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_CURRENT_TEST",
-    "CI", "BUILD_NUMBER", "COLUMNS", "LINES",
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "PYTEST_XDIST_WORKER",
+    "PYTEST_XDIST_WORKER_COUNT",
+    "PYTEST_CURRENT_TEST",
+    "CI",
+    "BUILD_NUMBER",
+    "COLUMNS",
+    "LINES",
 )
 """Variables that change what pytest prints: options and plugins, and ``CI``/``BUILD_NUMBER``,
 under which pytest stops truncating assertion output (so a run would cost more tokens on CI)."""

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from statistics import fmean, stdev
-from typing import Any, Sequence
+from typing import Any
 
 from . import __version__
 from .audit import audit_records, is_audit_log
@@ -35,13 +36,38 @@ MARK_START = "<!-- granularity:table -->"
 MARK_END = "<!-- /granularity:table -->"
 
 SUMMARY_HEADERS = (
-    "policy", "fault", "runs", "success", "95% CI", "steps", "tokens", "adoption", "transition", "G",
-    "oracle gap", "errors", "failure classes",
+    "policy",
+    "fault",
+    "runs",
+    "success",
+    "95% CI",
+    "steps",
+    "tokens",
+    "adoption",
+    "transition",
+    "G",
+    "oracle gap",
+    "errors",
+    "failure classes",
 )
 PAIR_HEADERS = ("fault", "a - b", "tasks", "success diff", "95% CI", "tokens diff", "95% CI")
 AUDIT_HEADERS = ("macro", "calls", "failures", "mean s", "p95 s", "mean tokens of its runs")
 RUN_HEADERS = ("task", "policy", "fault", "outcome", "steps", "tokens", "failure class")
-EPOCH_HEADERS = ("policy", "fault", "tasks", "epochs", "success", "95% CI (tasks)", "always / sometimes / never", "pass@1", "pass@k", "pass^k", "tokens", "95% CI (tasks)", "sd within task")
+EPOCH_HEADERS = (
+    "policy",
+    "fault",
+    "tasks",
+    "epochs",
+    "success",
+    "95% CI (tasks)",
+    "always / sometimes / never",
+    "pass@1",
+    "pass@k",
+    "pass^k",
+    "tokens",
+    "95% CI (tasks)",
+    "sd within task",
+)
 TASK_HEADERS = ("task", "policy", "fault", "successes", "tokens mean", "sd")
 
 
@@ -69,21 +95,37 @@ def summary_rows(summaries: Sequence[Summary], cost: bool = False) -> list[tuple
             _fmt(s.oracle_gap),
             str(s.errors),
             ", ".join(f"{k}={v}" for k, v in s.failure_classes.items()) or "-",
-        ) + ((_fmt(s.mean_cost, 4),) if cost else ())
+        )
+        + ((_fmt(s.mean_cost, 4),) if cost else ())
         for s in summaries
     ]
 
 
 def pair_rows(pairs: Sequence[PairedDifference]) -> list[tuple[str, ...]]:
     return [
-        (p.fault, f"{p.a} - {p.b}", str(p.tasks), f"{p.success_diff:+.3f}", _ci(p.success_ci), f"{p.tokens_diff:+.1f}", _ci(p.tokens_ci, 1))
+        (
+            p.fault,
+            f"{p.a} - {p.b}",
+            str(p.tasks),
+            f"{p.success_diff:+.3f}",
+            _ci(p.success_ci),
+            f"{p.tokens_diff:+.1f}",
+            _ci(p.tokens_ci, 1),
+        )
         for p in pairs
     ]
 
 
 def audit_rows(audits: Sequence[MacroAudit]) -> list[tuple[str, ...]]:
     return [
-        (a.macro, str(a.calls), ", ".join(f"{k}={v}" for k, v in a.failures.items()) or "-", f"{a.mean_seconds:.3f}", f"{a.p95_seconds:.3f}", f"{a.mean_tokens_of_runs:.1f}")
+        (
+            a.macro,
+            str(a.calls),
+            ", ".join(f"{k}={v}" for k, v in a.failures.items()) or "-",
+            f"{a.mean_seconds:.3f}",
+            f"{a.p95_seconds:.3f}",
+            f"{a.mean_tokens_of_runs:.1f}",
+        )
         for a in audits
     ]
 
@@ -98,10 +140,19 @@ def run_rows(results: Sequence[RunResult]) -> list[tuple[str, ...]]:
 def epoch_rows(summaries: Sequence[EpochSummary]) -> list[tuple[str, ...]]:
     return [
         (
-            e.policy, e.fault, str(e.tasks), str(e.epochs), _fmt(e.success_rate), _ci(e.success_ci),
-            f"{e.always} / {e.tasks - e.always - e.never} / {e.never}", _fmt(e.pass_at_k["1"]),
-            _fmt(e.pass_at_k[str(e.epochs)]), _fmt(e.pass_hat_k[str(e.epochs)]),
-            f"{e.mean_tokens:.1f}", _ci(e.tokens_ci, 1), f"{e.tokens_within_sd:.1f}",
+            e.policy,
+            e.fault,
+            str(e.tasks),
+            str(e.epochs),
+            _fmt(e.success_rate),
+            _ci(e.success_ci),
+            f"{e.always} / {e.tasks - e.always - e.never} / {e.never}",
+            _fmt(e.pass_at_k["1"]),
+            _fmt(e.pass_at_k[str(e.epochs)]),
+            _fmt(e.pass_hat_k[str(e.epochs)]),
+            f"{e.mean_tokens:.1f}",
+            _ci(e.tokens_ci, 1),
+            f"{e.tokens_within_sd:.1f}",
         )
         for e in summaries
     ]
@@ -118,7 +169,9 @@ def task_rows(summaries: Sequence[EpochSummary], results: Sequence[RunResult]) -
         if (policy, fault) in repeated:
             tokens = [float(r.tokens) for r in runs]
             sd = f"{stdev(tokens):.1f}" if len(tokens) > 1 else "-"
-            rows.append((task, policy, fault, f"{sum(r.success for r in runs)}/{len(runs)}", f"{fmean(tokens):.1f}", sd))
+            rows.append(
+                (task, policy, fault, f"{sum(r.success for r in runs)}/{len(runs)}", f"{fmean(tokens):.1f}", sd)
+            )
     return rows
 
 
@@ -165,10 +218,15 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
         parts.append(note)
     epochs = epoch_summaries(results)
     if epochs:
-        parts.append("epochs (k = the epochs; intervals resample tasks with all their runs):\n" + render(EPOCH_HEADERS, epoch_rows(epochs), markdown))
+        parts.append(
+            "epochs (k = the epochs; intervals resample tasks with all their runs):\n"
+            + render(EPOCH_HEADERS, epoch_rows(epochs), markdown)
+        )
     pairs = paired_differences(results)
     if pairs:
-        parts.append("paired differences (same tasks, same fault):\n" + render(PAIR_HEADERS, pair_rows(pairs), markdown))
+        parts.append(
+            "paired differences (same tasks, same fault):\n" + render(PAIR_HEADERS, pair_rows(pairs), markdown)
+        )
     if verbose:
         by_family = [s for s in summaries if s.family != ALL_FAMILIES]
         parts.append("by family:\n" + render(SUMMARY_HEADERS, summary_rows(by_family), markdown))

@@ -7,8 +7,9 @@ field is a JSON type and ``from_dict(to_dict(r)) == r``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Iterable
+from typing import Any
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 RECORD_KEY = "granularity_run"
@@ -80,7 +81,7 @@ class RunResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RunResult":
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 

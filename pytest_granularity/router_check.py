@@ -11,8 +11,9 @@ naming the file and the field.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .schemas import DefinitionError, check, packaged_schema
 
@@ -28,7 +29,9 @@ def check_router(path: Path, data: Any, trees: dict[str, tuple[Sequence[str], Se
     if isinstance(data, dict) and data.get("format") != ROUTER_FORMAT:
         raise DefinitionError(path, "format", f"not a {ROUTER_FORMAT} file (its format is {data.get('format')!r})")
     if isinstance(data, dict) and data.get("version", SUPPORTED_VERSION) != SUPPORTED_VERSION:
-        raise DefinitionError(path, "version", f"{data['version']!r} is not supported (this release reads version {SUPPORTED_VERSION})")
+        raise DefinitionError(
+            path, "version", f"{data['version']!r} is not supported (this release reads version {SUPPORTED_VERSION})"
+        )
     check(path, packaged_schema("router.schema.json"), data)
     for name, (features, classes) in trees.items():
         problem = _tree_problem(data[name], features, classes)
@@ -59,7 +62,10 @@ def _node_problem(tree: dict[str, Any], node: int, count: int) -> tuple[str, str
         return f"children_left[{node}]", f"node {node} has one child ({left}, {right}); a node has two or none"
     for name, child in (("children_left", left), ("children_right", right)):
         if child != LEAF and not 0 < child < count:
-            return f"{name}[{node}]", f"child {child} is not a node (1 to {count - 1}; node 0 is the root; -1 marks a leaf)"
+            return (
+                f"{name}[{node}]",
+                f"child {child} is not a node (1 to {count - 1}; node 0 is the root; -1 marks a leaf)",
+            )
     if len(tree["value"][node]) != len(tree["classes"]):
         return f"value[{node}]", f"has {len(tree['value'][node])} counts for {len(tree['classes'])} classes"
     if left == LEAF:

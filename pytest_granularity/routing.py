@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .failures import FAILURE_CLASSES
 from .features import Features, compute
 from .macros import MacroRegistry
 from .policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
-from .router_check import ROUTER_FORMAT, check_router
+from .router_check import check_router
 from .schemas import DefinitionError
 from .tasks import Task
 from .workspace import Workspace
@@ -76,7 +77,7 @@ class Tree:
     value: tuple[tuple[float, ...], ...]
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Tree":
+    def from_dict(cls, data: dict[str, Any]) -> Tree:
         return cls(
             features=tuple(data["features"]),
             classes=tuple(data["classes"]),
@@ -114,17 +115,21 @@ class Router:
     recovery: Tree
 
     @classmethod
-    def load(cls, path: Path) -> "Router":
+    def load(cls, path: Path) -> Router:
         """Read and fully validate ``path`` (see ``router_check``): a bad file is one :class:`RouterError`."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise RouterError(f"{path}: cannot read the router: {exc}") from None
         try:
-            check_router(Path(path), data, {
-                "mode_tree": (Features.names(), (MACRO, MICRO)),
-                "recovery_tree": (RECOVERY_FEATURES, (DEGRADE, STOP)),
-            })
+            check_router(
+                Path(path),
+                data,
+                {
+                    "mode_tree": (Features.names(), (MACRO, MICRO)),
+                    "recovery_tree": (RECOVERY_FEATURES, (DEGRADE, STOP)),
+                },
+            )
         except DefinitionError as exc:
             raise RouterError(str(exc)) from None
         return cls(Tree.from_dict(data["mode_tree"]), Tree.from_dict(data["recovery_tree"]))

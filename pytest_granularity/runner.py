@@ -13,7 +13,13 @@ from pathlib import Path
 
 from .agents import AgentFactory, setup_for
 from .executor import (
-    STOP_AGENT_EXCEPTION, STOP_INFRASTRUCTURE, STOP_STEP_LIMIT, STOPPED_WITHOUT_VERIFYING, Execution, Limits, execute,
+    STOP_AGENT_EXCEPTION,
+    STOP_INFRASTRUCTURE,
+    STOP_STEP_LIMIT,
+    STOPPED_WITHOUT_VERIFYING,
+    Execution,
+    Limits,
+    execute,
 )
 from .macros import MacroRegistry
 from .macros.registry import DEFAULT_TOP_K
@@ -52,7 +58,9 @@ def run_task(
     return dataclasses.replace(_run(task, policy, fault, settings, fault_point, seed), epoch=epoch, seed=seed)
 
 
-def _run(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint, seed: int) -> RunResult:
+def _run(
+    task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint, seed: int
+) -> RunResult:
     try:
         workspace = Workspace.for_task(task, settings.workspace_parent)
     except WorkspaceError as exc:
@@ -61,9 +69,16 @@ def _run(task: Task, policy: Policy, fault: str, settings: RunSettings, fault_po
         try:
             agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
         except Exception as exc:
-            return _error(task, policy, fault, STOP_AGENT_EXCEPTION, f"the agent could not be built: {type(exc).__name__}: {exc}")
+            return _error(
+                task, policy, fault, STOP_AGENT_EXCEPTION, f"the agent could not be built: {type(exc).__name__}: {exc}"
+            )
         ctx = ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox)
-        limits = Limits(settings.max_steps or task.max_steps, settings.retrieval_k, settings.max_tokens, settings.token_source == PROVIDER)
+        limits = Limits(
+            settings.max_steps or task.max_steps,
+            settings.retrieval_k,
+            settings.max_tokens,
+            settings.token_source == PROVIDER,
+        )
         execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
         changes = workspace.changes()
         diff = bounded(workspace.diff(), MAX_DIFF_CHARS)
@@ -89,13 +104,33 @@ def bounded(text: str, limit: int) -> str:
 
 def _error(task: Task, policy: Policy, fault: str, stop_reason: str, error: str) -> RunResult:
     return RunResult(
-        task=task.id, family=task.family, policy=policy.name, fault=fault, outcome=ERROR, mode="", steps=0,
-        tokens=0, prompt_tokens=0, completion_tokens=0, tool_calls=0, macro_calls=0, stop_reason=stop_reason, error=error,
+        task=task.id,
+        family=task.family,
+        policy=policy.name,
+        fault=fault,
+        outcome=ERROR,
+        mode="",
+        steps=0,
+        tokens=0,
+        prompt_tokens=0,
+        completion_tokens=0,
+        tool_calls=0,
+        macro_calls=0,
+        stop_reason=stop_reason,
+        error=error,
     )
 
 
 def run_record(
-    task: Task, policy: Policy, fault: str, execution: Execution, changes: Changes, diff: str, outcome: str, output: str, error: str | None,
+    task: Task,
+    policy: Policy,
+    fault: str,
+    execution: Execution,
+    changes: Changes,
+    diff: str,
+    outcome: str,
+    output: str,
+    error: str | None,
     token_source: str = PROVIDER,
 ) -> RunResult:
     """The record of a finished execution; also what the MCP server writes to its audit log for a served task."""

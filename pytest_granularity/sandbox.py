@@ -16,15 +16,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
 MODES = ("auto", "bwrap", "none")
 PROBE_TIMEOUT_SECONDS = 30.0
 ISOLATION = (
-    "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    "--unshare-net",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
 )
 """No network, own PID and IPC namespaces, killed when the caller dies, no controlling terminal,
 no capabilities (as root, bwrap would otherwise keep them, and with them a way to remount)."""
@@ -62,7 +68,9 @@ class Sandbox:
         for root in hidden:
             mounts += ["--tmpfs", root]
         write = _outermost(Path(p).resolve() for p in writable)
-        for path in _outermost(p for p in (*_python_paths(), *(Path(os.path.realpath(r)) for r in readable)) if _under_any(p, hidden)):
+        for path in _outermost(
+            p for p in (*_python_paths(), *(Path(os.path.realpath(r)) for r in readable)) if _under_any(p, hidden)
+        ):
             if not _under_any(str(path), [str(w) for w in write]):
                 mounts += ["--ro-bind", str(path), str(path)]
         for path in write:
@@ -123,7 +131,14 @@ def _hidden_roots() -> list[str]:
 
 def _python_paths() -> list[Path]:
     """What a Python subprocess needs to read: the interpreter, its prefixes, its import path, this package."""
-    names = [sys.executable, os.path.realpath(sys.executable), sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    names = [
+        sys.executable,
+        os.path.realpath(sys.executable),
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+    ]
     names += [p for p in sys.path if p]
     names += os.environ.get("PYTHONPATH", "").split(os.pathsep)
     names.append(str(Path(__file__).resolve().parent.parent))

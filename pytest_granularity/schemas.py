@@ -7,7 +7,7 @@ user can write is reported the same way.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ class DefinitionError(Exception):
         super().__init__(f"{path}: field '{field_name}': {message}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def packaged_schema(name: str) -> dict[str, Any]:
     return json.loads(resources.files("pytest_granularity").joinpath(f"schemas/{name}").read_text())
 
@@ -54,7 +54,9 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise DefinitionError(path, "<file>", f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise DefinitionError(path, "<file>", f"not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
+        raise DefinitionError(
+            path, "<file>", f"not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x})"
+        ) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
+from collections.abc import Sequence
 from math import comb, sqrt
-from typing import Sequence
 
 PERMUTATIONS = 4999
 BATCH = 250
@@ -104,7 +104,9 @@ def wilson_interval(successes: int, runs: int) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def newcombe_interval(before_successes: int, before_runs: int, after_successes: int, after_runs: int) -> tuple[float, float]:
+def newcombe_interval(
+    before_successes: int, before_runs: int, after_successes: int, after_runs: int
+) -> tuple[float, float]:
     """95% interval of after − before success fraction (Newcombe 1998, method 10)."""
     p1, p2 = after_successes / after_runs, before_successes / before_runs
     l1, u1 = wilson_interval(after_successes, after_runs)

@@ -119,7 +119,11 @@ def _task_folder(path: Path, field_name: str, value: str | None) -> Path | None:
         return None
     folder = (path.parent / value).resolve()
     if folder == path.parent or path.parent not in folder.parents:
-        raise TaskError(path, field_name, f"'{value}' resolves to {folder}, outside the task's folder: a task's own files live in a subfolder of it")
+        raise TaskError(
+            path,
+            field_name,
+            f"'{value}' resolves to {folder}, outside the task's folder: a task's own files live in a subfolder of it",
+        )
     if not folder.is_dir():
         raise TaskError(path, field_name, f"folder '{value}' does not exist next to the task file")
     return folder

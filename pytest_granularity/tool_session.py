@@ -16,11 +16,12 @@ import secrets
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .audit import RUN_EVENT, AuditLog
 from .contracts import mcp_tool
@@ -97,7 +98,10 @@ class ToolSession:
         """The MCP definitions of the tools offered now."""
         if self.run is None:
             return [START_TASK_TOOL]
-        return [micro_tool(MICRO_TOOLS[name]) if name in MICRO_TOOLS else mcp_tool(self._macro(name)) for name in self.offered()]
+        return [
+            micro_tool(MICRO_TOOLS[name]) if name in MICRO_TOOLS else mcp_tool(self._macro(name))
+            for name in self.offered()
+        ]
 
     def call(self, name: str, arguments: dict[str, Any]) -> Reply:
         """Answer one tool call; refuse any tool not offered now. One call at a time, never after ``close``."""
@@ -122,7 +126,9 @@ class ToolSession:
         if name not in before:
             state = self.run.machine.state.value if self.run else "no task"
             text = f"error: '{name}' is not offered now ({state}); the tools offered now are: {', '.join(before)}"
-            self.audit.write("refused", task=self.task.id if self.task else None, tool=name, arguments=arguments, result=text)
+            self.audit.write(
+                "refused", task=self.task.id if self.task else None, tool=name, arguments=arguments, result=text
+            )
             return Reply(text, is_error=True)
         reply = self._start(arguments) if name == START_TASK else self._step(name, arguments)
         after = self.offered()
@@ -138,13 +144,26 @@ class ToolSession:
         settings = self.settings
         task = served_task(f"{self.session_id}-{self._tasks}", arguments["prompt"], self.root, settings.max_steps)
         ctx = ToolContext(Workspace(self.root), (), settings.test_timeout)
-        run = Run.start(task, settings.policy, ctx, settings.macros, Limits(settings.max_steps, settings.retrieval_k), settings.fault)
+        run = Run.start(
+            task,
+            settings.policy,
+            ctx,
+            settings.macros,
+            Limits(settings.max_steps, settings.retrieval_k),
+            settings.fault,
+        )
         self.run, self.task = run, task
         mode = run.execution.mode
         why = self._why(task, ctx.workspace, mode)
         self.audit.write(
-            "start_task", task=task.id, prompt=task.prompt, policy=settings.policy.name, mode=mode,
-            why=why, offered=self.offered(), transitions=list(run.machine.log),
+            "start_task",
+            task=task.id,
+            prompt=task.prompt,
+            policy=settings.policy.name,
+            mode=mode,
+            why=why,
+            offered=self.offered(),
+            transitions=list(run.machine.log),
         )
         return Reply(f"task {task.id} starts in {mode} mode (policy {settings.policy.name}).\nwhy:\n{why}")
 
@@ -168,8 +187,15 @@ class ToolSession:
         text = "\n\n".join(m.content for m in run.transcript.messages[messages + 1 :])
         is_error = execution.failure is not failure or text.startswith("error:")
         self.audit.write(
-            "call", task=self.task.id, tool=name, arguments=arguments, is_error=is_error, result=text,
-            state=run.machine.state.value, transitions=run.machine.log[transitions:], offered=self.offered(),
+            "call",
+            task=self.task.id,
+            tool=name,
+            arguments=arguments,
+            is_error=is_error,
+            result=text,
+            state=run.machine.state.value,
+            transitions=run.machine.log[transitions:],
+            offered=self.offered(),
             step=execution.steps,
         )
         if not going:
@@ -187,7 +213,9 @@ class ToolSession:
         self.audit.write(RUN_EVENT, task=task.id, record=record.to_dict())
         self.run = self.task = None
         failure = execution.failure.failure_class if execution.failure else None
-        ending = ENDINGS[execution.stop_reason].format(policy=self.settings.policy.name, limit=self.settings.max_steps, failure=failure)
+        ending = ENDINGS[execution.stop_reason].format(
+            policy=self.settings.policy.name, limit=self.settings.max_steps, failure=failure
+        )
         return (
             f"task {task.id} {ending}. {execution.steps} calls ({execution.macro_calls} to macros)"
             f"{', degraded to micro tools' if execution.degraded else ''}; changed paths: {', '.join(changes.paths) or 'none'}. "
@@ -200,9 +228,21 @@ def served_task(task_id: str, prompt: str, root: Path, max_steps: int) -> Task:
     on the served path verifies): the task file and verifier fields name the null device, never the workspace."""
     nothing = Path(os.devnull)
     return Task(
-        id=task_id, family=FAMILY, prompt=prompt, path=nothing, fixture=root, fixture_ref=None, setup=None,
-        solution_overlay=None, solution_delete=(), verifier_tests=nothing, verifier_timeout=0.0, tests=(), macro=None,
-        faults=(), max_steps=max_steps,
+        id=task_id,
+        family=FAMILY,
+        prompt=prompt,
+        path=nothing,
+        fixture=root,
+        fixture_ref=None,
+        setup=None,
+        solution_overlay=None,
+        solution_delete=(),
+        verifier_tests=nothing,
+        verifier_timeout=0.0,
+        tests=(),
+        macro=None,
+        faults=(),
+        max_steps=max_steps,
     )
 
 

@@ -8,8 +8,9 @@ not an exception that ends the run.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .pytest_process import run_pytest
 from .sandbox import NO_SANDBOX, Sandbox
@@ -49,7 +50,10 @@ class Tool:
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool form: what the model is sent, and what tokens are counted on."""
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
 
 
 def _obj(required: list[str], **props: Any) -> dict[str, Any]:
@@ -167,7 +171,12 @@ MICRO_TOOLS: dict[str, Tool] = {
         Tool(
             "read_file",
             "Read a text file, with line numbers; optionally only a line range.",
-            _obj(["path"], path=PATH, start_line={"type": "integer", "minimum": 1}, end_line={"type": "integer", "minimum": 1}),
+            _obj(
+                ["path"],
+                path=PATH,
+                start_line={"type": "integer", "minimum": 1},
+                end_line={"type": "integer", "minimum": 1},
+            ),
             _read_file,
         ),
         Tool(

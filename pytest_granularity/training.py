@@ -23,17 +23,19 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
-from .features import Features
 from .failures import VALIDATION_FAILURE
+from .features import Features
 from .metrics import bootstrap_ci, oracle_tokens
 from .policies import MACRO, MICRO, FailureEvent
 from .result import RunResult
-from .routing import DEGRADE, RECOVERY_FEATURES, ROUTER_FORMAT, STOP, Router, Tree, heuristic_mode, recovery_vector
+from .router_check import ROUTER_FORMAT
+from .routing import DEGRADE, RECOVERY_FEATURES, STOP, Router, Tree, heuristic_mode, recovery_vector
 
 MAX_DEPTH = 4
 FOLDS = 5
@@ -68,7 +70,9 @@ def failure_event(run: RunResult) -> FailureEvent:
     return FailureEvent(run.failure_class or "", changed > 0, run.failure_class == VALIDATION_FAILURE, changed)
 
 
-def recovery_samples(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> list[tuple[str, str, tuple[float, ...], str]]:
+def recovery_samples(
+    runs: Mapping[Key, RunResult], tasks: Iterable[str]
+) -> list[tuple[str, str, tuple[float, ...], str]]:
     """(task, fault, features, label) for every failed macro-policy run of these tasks."""
     wanted = set(tasks)
     samples = []
@@ -79,11 +83,17 @@ def recovery_samples(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> lis
 
 
 def fit_tree(
-    rows: list[tuple[float, ...]], labels: list[str], names: tuple[str, ...], weights: list[float] | None = None, min_leaf: int = 1
+    rows: list[tuple[float, ...]],
+    labels: list[str],
+    names: tuple[str, ...],
+    weights: list[float] | None = None,
+    min_leaf: int = 1,
 ) -> Tree:
     from sklearn.tree import DecisionTreeClassifier
 
-    classifier = DecisionTreeClassifier(max_depth=MAX_DEPTH, min_samples_leaf=max(1, min(min_leaf, len(rows))), random_state=0)
+    classifier = DecisionTreeClassifier(
+        max_depth=MAX_DEPTH, min_samples_leaf=max(1, min(min_leaf, len(rows))), random_state=0
+    )
     classifier.fit(rows, labels, sample_weight=weights)
     tree = classifier.tree_
     return Tree(
@@ -101,15 +111,32 @@ def route_costs(runs: Mapping[Key, RunResult], task: str) -> dict[str, float]:
     """The tokens a route costs on a task; a failed run also costs a micro run to redo the job."""
     micro, hybrid = runs[(task, "micro", "none")], runs[(task, "hybrid", "none")]
     redo = float(micro.tokens)
-    return {MICRO: micro.tokens + (0.0 if micro.success else redo), MACRO: hybrid.tokens + (0.0 if hybrid.success else redo)}
+    return {
+        MICRO: micro.tokens + (0.0 if micro.success else redo),
+        MACRO: hybrid.tokens + (0.0 if hybrid.success else redo),
+    }
 
 
-def _mode_tree(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str], min_leaf: int) -> Tree:
+def _mode_tree(
+    runs: Mapping[Key, RunResult],
+    infos: Mapping[str, TaskInfo],
+    labelled: list[str],
+    labels: Mapping[str, str],
+    min_leaf: int,
+) -> Tree:
     weights = [abs(route_costs(runs, t)[MICRO] - route_costs(runs, t)[MACRO]) for t in labelled]
-    return fit_tree([infos[t].features.vector() for t in labelled], [labels[t] for t in labelled], Features.names(), weights, min_leaf)
+    return fit_tree(
+        [infos[t].features.vector() for t in labelled],
+        [labels[t] for t in labelled],
+        Features.names(),
+        weights,
+        min_leaf,
+    )
 
 
-def choose_leaf_size(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str]) -> int:
+def choose_leaf_size(
+    runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str]
+) -> int:
     """The minimum leaf size whose trees cost the fewest tokens on inner held-out folds of these
     tasks; ``len(labelled)`` (a single leaf) is a candidate too. Ties go to the smaller leaf."""
     costs: dict[int, float] = {}
@@ -144,7 +171,9 @@ def macro_fits(runs: Mapping[Key, RunResult], task: str) -> bool:
     return run is not None and run.success and run.macro_calls > 0 and run.failure_class is None
 
 
-def simulate(runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, recover: Callable[[FailureEvent], bool]) -> RunResult | None:
+def simulate(
+    runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, recover: Callable[[FailureEvent], bool]
+) -> RunResult | None:
     """The run a routed policy makes, assembled from the fixed policies' deterministic runs."""
     if mode == MICRO:
         return runs.get((task, "micro", "none"))
@@ -156,20 +185,28 @@ def simulate(runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, re
 
 def _tree_dict(tree: Tree) -> dict[str, Any]:
     return {
-        "features": list(tree.features), "classes": list(tree.classes), "feature": list(tree.feature),
-        "threshold": list(tree.threshold), "children_left": list(tree.children_left),
-        "children_right": list(tree.children_right), "value": [list(v) for v in tree.value],
+        "features": list(tree.features),
+        "classes": list(tree.classes),
+        "feature": list(tree.feature),
+        "threshold": list(tree.threshold),
+        "children_left": list(tree.children_left),
+        "children_right": list(tree.children_right),
+        "value": [list(v) for v in tree.value],
     }
 
 
-def router_document(router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: dict[str, Any]) -> str:
+def router_document(
+    router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: dict[str, Any]
+) -> str:
     """``router.json``'s exact text: the trees and the training metadata, stable to the byte."""
     import sklearn
 
     tasks = sorted(infos)
     labels = mode_labels(runs, tasks)
     samples = recovery_samples(runs, tasks)
-    digest = hashlib.sha256("".join(json.dumps(_evidence(r), sort_keys=True) for _, r in sorted(runs.items())).encode()).hexdigest()
+    digest = hashlib.sha256(
+        "".join(json.dumps(_evidence(r), sort_keys=True) for _, r in sorted(runs.items())).encode()
+    ).hexdigest()
     document = {
         "format": ROUTER_FORMAT,
         "version": 1,
@@ -183,7 +220,9 @@ def router_document(router: Router, runs: Mapping[Key, RunResult], infos: Mappin
             "library_versions": {"python": platform.python_version(), "scikit-learn": sklearn.__version__},
             "scores": {
                 "mode_training_agreement": _agreement(router.mode_of, labels, infos),
-                "recovery_training_agreement": fmean(router.recovery.predict(s[2]) == s[3] for s in samples) if samples else None,
+                "recovery_training_agreement": fmean(router.recovery.predict(s[2]) == s[3] for s in samples)
+                if samples
+                else None,
                 "held_out": evaluation,
             },
         },
@@ -191,7 +230,9 @@ def router_document(router: Router, runs: Mapping[Key, RunResult], infos: Mappin
     return json.dumps(document, indent=1, sort_keys=True) + "\n"
 
 
-def _agreement(route: Callable[[Features], str], labels: Mapping[str, str], infos: Mapping[str, TaskInfo]) -> float | None:
+def _agreement(
+    route: Callable[[Features], str], labels: Mapping[str, str], infos: Mapping[str, TaskInfo]
+) -> float | None:
     return fmean(route(infos[t].features) == label for t, label in labels.items()) if labels else None
 
 
@@ -219,15 +260,22 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
                 agreement["learned"].append(float(learned_mode == labels[task]))
                 agreement["heuristic"].append(float(heuristic == labels[task]))
             choices = {
-                "micro": (MICRO, lambda e: False), "macro": (MACRO, lambda e: False), "hybrid": (MACRO, lambda e: True),
-                "heuristic": (heuristic, lambda e: True), "learned": (learned_mode, router.recover),
+                "micro": (MICRO, lambda e: False),
+                "macro": (MACRO, lambda e: False),
+                "hybrid": (MACRO, lambda e: True),
+                "heuristic": (heuristic, lambda e: True),
+                "learned": (learned_mode, router.recover),
             }
             for name, (mode, recover) in choices.items():
                 _add(routed, name, "none", simulate(runs, task, "none", mode, recover))
             for fault in faults:
                 if (task, "macro", fault) not in runs or not macro_fits(runs, task):
                     continue
-                for name, recover in (("no recovery", lambda e: False), ("always degrade", lambda e: True), ("learned recovery", router.recover)):
+                for name, recover in (
+                    ("no recovery", lambda e: False),
+                    ("always degrade", lambda e: True),
+                    ("learned recovery", router.recover),
+                ):
                     _add(routed, name, fault, simulate(runs, task, fault, MACRO, recover))
     oracle = oracle_tokens(list(runs.values()))
     return {
@@ -244,7 +292,9 @@ def _add(routed: dict[str, list[RunResult]], name: str, fault: str, run: RunResu
         routed.setdefault(f"{name}|{fault}", []).append(run)
 
 
-def _score(runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None, seed: str) -> dict[str, Any]:
+def _score(
+    runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None, seed: str
+) -> dict[str, Any]:
     fault = seed.split("|")[1]
     success = [float(r.success) for r in runs]
     tokens = [float(r.tokens) for r in runs]
@@ -262,7 +312,19 @@ def _score(runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreeme
     }
 
 
-TRAINING_FIELDS = ("task", "family", "policy", "fault", "outcome", "tokens", "failure_class", "created", "modified", "deleted", "degraded")
+TRAINING_FIELDS = (
+    "task",
+    "family",
+    "policy",
+    "fault",
+    "outcome",
+    "tokens",
+    "failure_class",
+    "created",
+    "modified",
+    "deleted",
+    "degraded",
+)
 
 
 def _evidence(run: RunResult) -> dict[str, Any]:

@@ -85,7 +85,10 @@ class Message:
     def to_dict(self) -> dict[str, Any]:
         """The message as a chat-completions request carries it."""
         if self.tool_calls:
-            calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}} for c in self.tool_calls]
+            calls = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}}
+                for c in self.tool_calls
+            ]
             return {"role": self.role, "content": self.content or None, "tool_calls": calls}
         if self.role == "tool":
             return {"role": self.role, "tool_call_id": self.tool_call_id, "content": self.content}
@@ -179,8 +182,10 @@ class Transcript:
         cached = [u.cached for u in reported if u.cached is not None]
         costs = [u.cost for u in reported if u.cost is not None]
         return Usage(
-            sum(u.prompt for u in reported), sum(u.completion for u in reported),
-            sum(cached) if cached else None, round(sum(costs), 6) if costs else None,
+            sum(u.prompt for u in reported),
+            sum(u.completion for u in reported),
+            sum(cached) if cached else None,
+            round(sum(costs), 6) if costs else None,
         )
 
     def to_list(self) -> list[dict[str, Any]]:

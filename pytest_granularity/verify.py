@@ -30,9 +30,9 @@ VERIFIER_DIR = "_granularity_verifier"
 AGENT_FAILURE_CODES = (1, 2)
 INTERNAL_ERROR = 3
 NAMED = 3
-CANARY_TEMPLATE = '''def {name}():
+CANARY_TEMPLATE = """def {name}():
     assert False, "the canary fails in every honest run"
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,10 @@ def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
     if results is None:
         if run.exit_code is not None and run.exit_code < 0:
             return Verdict(False, run.tail(), f"verifier was killed by signal {-run.exit_code}")
-        return _rejected(run, f"pytest ended (exit code {run.exit_code}) without recording its results: code in the workspace stopped it")
+        return _rejected(
+            run,
+            f"pytest ended (exit code {run.exit_code}) without recording its results: code in the workspace stopped it",
+        )
     status = results["exitstatus"]
     if status == INTERNAL_ERROR and results["internal_error"] == "workspace":
         return _rejected(run, "pytest crashed in code from the workspace (internal error)")
@@ -96,7 +99,9 @@ def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None,
     if results["errors"]:
         return f"{len(results['errors'])} verifier test files could not be collected: {', '.join(results['errors'])}"
     if canary != "failed":
-        return f"the canary test that must fail ended {canary or 'not run'}: code in the workspace interfered with pytest"
+        return (
+            f"the canary test that must fail ended {canary or 'not run'}: code in the workspace interfered with pytest"
+        )
     if results["deselected"]:
         return f"{results['deselected']} verifier tests were deselected"
     unreported = set(results["collected"]) - set(results["outcomes"])

@@ -11,15 +11,28 @@ import difflib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-from typing import Iterable, Iterator, Mapping
 
 from .interrupts import track_folder, untrack_folder
 from .tasks import Task
 
-IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".git", ".ropeproject", ".mypy_cache", ".ruff_cache", ".venv", ".tox", ".nox", "node_modules"})
+IGNORED_DIRS = frozenset(
+    {
+        "__pycache__",
+        ".pytest_cache",
+        ".git",
+        ".ropeproject",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".venv",
+        ".tox",
+        ".nox",
+        "node_modules",
+    }
+)
 """Caches and environments, never part of a workspace: a served repository (``granularity serve-mcp``) often holds a
 virtual environment, and every task and macro call snapshots the whole tree."""
 IGNORED_SUFFIXES = (".pyc", ".pyo")
@@ -115,7 +128,7 @@ class Workspace:
         self.initial: dict[str, bytes] = read_tree(root)
 
     @classmethod
-    def for_task(cls, task: Task, parent: Path | None = None) -> "Workspace":
+    def for_task(cls, task: Task, parent: Path | None = None) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=f"granularity-{task.id}-", dir=parent)).resolve()
         track_folder(root)
         try:
@@ -128,10 +141,12 @@ class Workspace:
             raise
         return cls(root)
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.remove()
 
     def remove(self) -> None:
@@ -166,7 +181,9 @@ class Workspace:
 
     def diff(self) -> str:
         current = self.files()
-        return "".join(render_diff(p, self.initial.get(p), current.get(p)) for p in compare(self.initial, current).paths)
+        return "".join(
+            render_diff(p, self.initial.get(p), current.get(p)) for p in compare(self.initial, current).paths
+        )
 
     def apply(self, files: Mapping[str, bytes], delete: Iterable[str] = ()) -> None:
         """Lay ``files`` over the workspace and delete ``delete``: how a reference solution is applied."""

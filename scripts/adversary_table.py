@@ -27,7 +27,7 @@ def main(paths: list[Path]) -> int:
             if kind != "failed":
                 print(f"  {task.id} {name}: {kind} {verdict.infrastructure_error or ''}", flush=True)
         print(f"[{index}/{len(files)}] {task.id}", flush=True)
-    print(f"\n| cheating agent | tasks | accepted (scored) | rejected: failed run | rejected: infrastructure error |")
+    print("\n| cheating agent | tasks | accepted (scored) | rejected: failed run | rejected: infrastructure error |")
     print("| --- | --- | --- | --- | --- |")
     for name, counter in counts.items():
         print(f"| {name} | {len(files)} | {counter['accepted']} | {counter['failed']} | {counter['error']} |")

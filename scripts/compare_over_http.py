@@ -20,7 +20,18 @@ from stubrun import benchmark_tasks, openai_args, run_pytest
 
 from pytest_granularity.agents.stub_server import ChatServer, ReferencePlayer
 
-COMPARED = ("outcome", "steps", "tool_calls", "macro_calls", "failure_class", "degraded", "transitions", "created", "modified", "deleted")
+COMPARED = (
+    "outcome",
+    "steps",
+    "tool_calls",
+    "macro_calls",
+    "failure_class",
+    "degraded",
+    "transitions",
+    "created",
+    "modified",
+    "deleted",
+)
 
 
 def records(path: Path) -> dict[tuple[str, str, str], dict]:
@@ -41,13 +52,18 @@ def main() -> None:
             over_http = run_pytest(root / "http.json", *common, *openai_args(base_url=server.base_url))
         local, remote = records(root / "inproc.jsonl"), records(root / "http.jsonl")
     differ = sorted(
-        key for key in local.keys() | remote.keys()
-        if key not in local or key not in remote
-        or any(local[key][f] != remote[key][f] for f in COMPARED) or local[key]["tokens"] != remote[key]["local_tokens"]
+        key
+        for key in local.keys() | remote.keys()
+        if key not in local
+        or key not in remote
+        or any(local[key][f] != remote[key][f] for f in COMPARED)
+        or local[key]["tokens"] != remote[key]["local_tokens"]
     )
     for key in differ:
         print("differs:", *key)
-    print(f"{len(local)} runs in process ({in_process:.0f} s), {len(remote)} over HTTP ({over_http:.0f} s); {len(differ)} differ")
+    print(
+        f"{len(local)} runs in process ({in_process:.0f} s), {len(remote)} over HTTP ({over_http:.0f} s); {len(differ)} differ"
+    )
     sys.exit(1 if differ else 0)
 
 

@@ -27,10 +27,18 @@ def main() -> None:
     args = parser.parse_args()
     player = ReferencePlayer(benchmark_tasks(), delay=args.delay)
     with tempfile.TemporaryDirectory() as scratch, ChatServer(player) as server:
-        wall = run_pytest(Path(scratch) / "out.json", f"--granularity={args.policy}", "-n", str(args.workers), *openai_args(base_url=server.base_url))
+        wall = run_pytest(
+            Path(scratch) / "out.json",
+            f"--granularity={args.policy}",
+            "-n",
+            str(args.workers),
+            *openai_args(base_url=server.base_url),
+        )
     replies = len(server.requests)
     ideal = replies * args.delay / args.workers
-    print(f"{replies} replies x {args.delay:g} s / {args.workers} workers = {ideal:.1f} s ideal; wall {wall:.1f} s; ratio {wall / ideal:.2f}")
+    print(
+        f"{replies} replies x {args.delay:g} s / {args.workers} workers = {ideal:.1f} s ideal; wall {wall:.1f} s; ratio {wall / ideal:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,9 @@ def derive(package: str, root: Path, moves: int, others: int) -> list[Call]:
     for rel in chosen:
         calls.append(Call(package, "summarize_module", {"module": rel}, "into the docstring"))
         stem = dotted(rel)
-        calls.append(Call(package, "summarize_module", {"module": rel, "destination": f"API-{stem}.md"}, "into a new file"))
+        calls.append(
+            Call(package, "summarize_module", {"module": rel, "destination": f"API-{stem}.md"}, "into a new file")
+        )
     return calls
 
 
@@ -79,17 +81,40 @@ def _moves(package: str, root: Path, modules: list[str], cap: int) -> list[Call]
     calls = []
     for rel in subpackages:
         folder = PurePosixPath(rel)
-        calls.append(Call(package, "move_module", {"source": rel, "destination": str(folder.parent / "relocated" / folder.name)}, "package into a new sub-package"))
+        calls.append(
+            Call(
+                package,
+                "move_module",
+                {"source": rel, "destination": str(folder.parent / "relocated" / folder.name)},
+                "package into a new sub-package",
+            )
+        )
     per_kind = max(1, (cap - len(calls)) // 2)
     for rel in spread(modules, per_kind):
         path = PurePosixPath(rel)
-        calls.append(Call(package, "move_module", {"source": rel, "destination": str(path.parent / "relocated" / path.name)}, "module into a new sub-package"))
-        calls.append(Call(package, "move_module", {"source": rel, "destination": str(path.parent / f"{path.stem}_renamed.py")}, "module renamed"))
+        calls.append(
+            Call(
+                package,
+                "move_module",
+                {"source": rel, "destination": str(path.parent / "relocated" / path.name)},
+                "module into a new sub-package",
+            )
+        )
+        calls.append(
+            Call(
+                package,
+                "move_module",
+                {"source": rel, "destination": str(path.parent / f"{path.stem}_renamed.py")},
+                "module renamed",
+            )
+        )
     return calls
 
 
 def _subpackages(root: Path, modules: list[str]) -> set[str]:
-    tops = {PurePosixPath(m).parts[0] if not m.startswith("src/") else "/".join(PurePosixPath(m).parts[:2]) for m in modules}
+    tops = {
+        PurePosixPath(m).parts[0] if not m.startswith("src/") else "/".join(PurePosixPath(m).parts[:2]) for m in modules
+    }
     return {
         init.parent.relative_to(root).as_posix()
         for top in tops
@@ -108,11 +133,25 @@ def _replacements(package: str, root: Path, modules: list[str]) -> list[Call]:
         if unique:
             line = unique[0]
             indent = line[: len(line) - len(line.lstrip())]
-            calls.append(Call(package, "replace_and_verify", {"files": [rel], "old": line, "new": f"{indent}return ({line.strip()[7:]})"}, "return EXPR -> return (EXPR)"))
+            calls.append(
+                Call(
+                    package,
+                    "replace_and_verify",
+                    {"files": [rel], "old": line, "new": f"{indent}return ({line.strip()[7:]})"},
+                    "return EXPR -> return (EXPR)",
+                )
+            )
         repeated.update((rel, line) for line in lines if line.strip() and source.count(line + "\n") > 1)
     if repeated:
         (rel, line), _ = max(repeated.items(), key=lambda item: (item[1], item[0]))
-        calls.append(Call(package, "replace_and_verify", {"files": [rel], "old": line, "new": line + "  # edited"}, "a line that occurs several times"))
+        calls.append(
+            Call(
+                package,
+                "replace_and_verify",
+                {"files": [rel], "old": line, "new": line + "  # edited"},
+                "a line that occurs several times",
+            )
+        )
     return calls
 
 
@@ -120,4 +159,6 @@ def _one_line_return(node: ast.AST, lines: list[str]) -> bool:
     if not isinstance(node, ast.Return) or node.value is None or node.lineno != node.end_lineno:
         return False
     line = lines[node.lineno - 1]
-    return line.strip().startswith("return ") and "#" not in line and ";" not in line and not line.rstrip().endswith("\\")
+    return (
+        line.strip().startswith("return ") and "#" not in line and ";" not in line and not line.rstrip().endswith("\\")
+    )

@@ -36,11 +36,19 @@ CORPUS = (
     Package("boltons", "26.2.0", "absolute imports, lazy imports inside functions, tests outside"),
     Package("cachetools", "8.0.2", "src layout, relative imports, __all__", ("-o", "pythonpath=src")),
     Package(
-        "idna", "3.20", "relative imports, re-exports listed in __all__, tests outside",
-        ("--ignore=tests/test_idna_properties.py", "--ignore=tests/test_idna_concurrency.py",
-         "--ignore=tests/test_idna_uts46.py", "--ignore=tests/test_idna_fuzz_targets.py"),
+        "idna",
+        "3.20",
+        "relative imports, re-exports listed in __all__, tests outside",
+        (
+            "--ignore=tests/test_idna_properties.py",
+            "--ignore=tests/test_idna_concurrency.py",
+            "--ignore=tests/test_idna_uts46.py",
+            "--ignore=tests/test_idna_fuzz_targets.py",
+        ),
     ),
-    Package("markupsafe", "3.0.4", "src layout, a pure-Python fallback imported in try/except", ("-o", "pythonpath=src")),
+    Package(
+        "markupsafe", "3.0.4", "src layout, a pure-Python fallback imported in try/except", ("-o", "pythonpath=src")
+    ),
     Package("pyflakes", "4.1.0", "absolute imports, tests inside the package"),
     Package("termcolor", "3.3.0", "src layout, __all__, absolute imports", ("-o", "pythonpath=src")),
     Package("toolz", "1.2.0", "star re-exports, __all__, a curried sub-package, tests inside the package"),
@@ -58,8 +66,19 @@ def fetch(package: Package, cache: Path) -> Path:
     archive = _archive(package, sdists)
     if archive is None:
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", package.name,
-             f"{package.name}=={package.version}", "-d", str(sdists)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                package.name,
+                f"{package.name}=={package.version}",
+                "-d",
+                str(sdists),
+            ],
             check=True,
         )
         archive = _archive(package, sdists)

@@ -17,7 +17,12 @@ PROBE = "import sys, time; t = time.perf_counter(); import {module}; print(time.
 
 
 def cost(module: str, runs: int) -> tuple[float, bool]:
-    outputs = [subprocess.run([sys.executable, "-c", PROBE.format(module=module)], capture_output=True, text=True, check=True).stdout.split() for _ in range(runs)]
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", PROBE.format(module=module)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(runs)
+    ]
     return statistics.median(float(seconds) for seconds, _ in outputs), outputs[0][1] == "True"
 
 

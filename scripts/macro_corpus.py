@@ -102,7 +102,10 @@ def run_call(call: Call, tree: Path, tests: tuple[str, ...]) -> Result:
 
 
 REASONS = (
-    (r"through an import of its parent package|bound to more than a module|is not inside that module", "reached through a name it cannot rewrite"),
+    (
+        r"through an import of its parent package|bound to more than a module|is not inside that module",
+        "reached through a name it cannot rewrite",
+    ),
     (r"import \*", "a star import from the parent package may bind its name where it is read"),
     (r"bound only as a side effect", "the parent's __init__ reads its name, bound only by importing it"),
     (r"installs an import hook", "an import hook builds the package's module names at run time"),
@@ -126,8 +129,15 @@ def reason_label(reason: str) -> list[str]:
 def report(packages: list[Package], suites: dict[str, tuple[str, ...]], results: list[Result]) -> str:
     """Markdown: the packages, then calls and verdicts per package and macro, then refusal reasons."""
     rows = ["| package | style | untouched tests deselected |", "| --- | --- | ---: |"]
-    rows += [f"| {p.name} {p.version} | {p.style} | {sum(a.startswith('--deselect') for a in suites[p.name])} |" for p in packages]
-    rows += ["", "| package | macro | calls | correct | clean refusals | defects |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+    rows += [
+        f"| {p.name} {p.version} | {p.style} | {sum(a.startswith('--deselect') for a in suites[p.name])} |"
+        for p in packages
+    ]
+    rows += [
+        "",
+        "| package | macro | calls | correct | clean refusals | defects |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
     by_cell: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for r in results:
         by_cell[r.package, r.macro][r.verdict] += 1
@@ -144,8 +154,16 @@ def report(packages: list[Package], suites: dict[str, tuple[str, ...]], results:
     for r in results:
         if r.verdict == "refused":
             reasons.update((r.macro, label) for label in reason_label(r.detail))
-    lines = ["\n".join(rows), "", "| macro | refusal reason (a refusal may give several) | refusals citing it |", "| --- | --- | ---: |"]
-    lines += [f"| {m} | {label} | {n} |" for (m, label), n in sorted(reasons.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))]
+    lines = [
+        "\n".join(rows),
+        "",
+        "| macro | refusal reason (a refusal may give several) | refusals citing it |",
+        "| --- | --- | ---: |",
+    ]
+    lines += [
+        f"| {m} | {label} | {n} |"
+        for (m, label), n in sorted(reasons.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
+    ]
     moves = totals["move_module"]
     lines += ["", f"move_module correct rate: {moves['correct']}/{sum(moves.values())}"]
     defects = [r for r in results if r.verdict == "defect"]

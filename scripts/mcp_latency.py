@@ -26,7 +26,9 @@ from pytest_granularity.tool_session import ServeSettings, ToolSession, served_r
 from pytest_granularity.workspace import read_tree
 
 PROMPT = "Fix the typo in README.md: `recieve` should be `receive`."
-logging.getLogger("client").setLevel(logging.ERROR)  # the client warns when start_task leaves the list it validates against
+logging.getLogger("client").setLevel(
+    logging.ERROR
+)  # the client warns when start_task leaves the list it validates against
 
 
 def timed(function, *args):
@@ -43,7 +45,9 @@ def main() -> None:
     settings = ServeSettings(FIXED_POLICIES["micro"], MacroRegistry.load())
     with served_root(args.repo.resolve(), copy=True) as root, tempfile.TemporaryDirectory() as logs:
         files = read_tree(root)
-        print(f"{args.repo}: {len(files)} files, {sum(map(len, files.values())) / 1e6:.2f} MB; {args.repeat} repetitions")
+        print(
+            f"{args.repo}: {len(files)} files, {sum(map(len, files.values())) / 1e6:.2f} MB; {args.repeat} repetitions"
+        )
         direct = {"start_task": [], "read_file": []}
         served = {"start_task": [], "read_file": []}
         for i in range(args.repeat):

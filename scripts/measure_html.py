@@ -46,7 +46,12 @@ def main() -> int:
     parser.add_argument("report", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="also keep the page here")
-    parser.add_argument("--screenshot", type=Path, metavar="PNG", help="filter to failed runs, open the first with its transcript, and take a screenshot")
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="filter to failed runs, open the first with its transcript, and take a screenshot",
+    )
     args = parser.parse_args()
     executable = find_chromium()
     if executable is None:
@@ -75,10 +80,16 @@ def main() -> int:
                 shoot(browser, page, args.screenshot)
     print(f"runs: {len(records)}")
     print(f"page: {size} bytes ({size / 1e6:.2f} MB), built in {build:.2f} s")
-    print(f"DOMContentLoaded: median {statistics.median(ready):.0f} ms of {args.repeat} ({', '.join(f'{v:.0f}' for v in ready)})")
+    print(
+        f"DOMContentLoaded: median {statistics.median(ready):.0f} ms of {args.repeat} ({', '.join(f'{v:.0f}' for v in ready)})"
+    )
     print(f"load event end:   median {statistics.median(loads):.0f} ms ({', '.join(f'{v:.0f}' for v in loads)})")
-    print(f"first frame after load: median {statistics.median(painted):.0f} ms ({', '.join(f'{v:.0f}' for v in painted)})")
-    print(f"open first run and its transcript (includes the DevTools round trips): median {statistics.median(opened):.0f} ms")
+    print(
+        f"first frame after load: median {statistics.median(painted):.0f} ms ({', '.join(f'{v:.0f}' for v in painted)})"
+    )
+    print(
+        f"open first run and its transcript (includes the DevTools round trips): median {statistics.median(opened):.0f} ms"
+    )
     return 0
 
 

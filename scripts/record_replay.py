@@ -33,14 +33,25 @@ def main() -> None:
         root = Path(scratch)
         cassette = f"--granularity-model-cache={root / 'cassette'}"
         with ChatServer(ReferencePlayer(benchmark_tasks())) as server:
-            live = run_pytest(root / "live.json", *common, *openai_args(base_url=server.base_url), cassette, "--granularity-model-cache-mode=record")
-        replay = run_pytest(root / "replay.json", *common, *openai_args(), cassette, "--granularity-model-cache-mode=replay")
+            live = run_pytest(
+                root / "live.json",
+                *common,
+                *openai_args(base_url=server.base_url),
+                cassette,
+                "--granularity-model-cache-mode=record",
+            )
+        replay = run_pytest(
+            root / "replay.json", *common, *openai_args(), cassette, "--granularity-model-cache-mode=replay"
+        )
         same = all(
-            LATENCY.sub("", (root / f"live{suffix}").read_text()) == LATENCY.sub("", (root / f"replay{suffix}").read_text())
+            LATENCY.sub("", (root / f"live{suffix}").read_text())
+            == LATENCY.sub("", (root / f"replay{suffix}").read_text())
             for suffix in (".json", ".jsonl")
         )
         recordings = len(list((root / "cassette").iterdir()))
-    print(f"live (recording {recordings} responses): {live:.1f} s; replay, server gone: {replay:.1f} s; reports identical: {same}")
+    print(
+        f"live (recording {recordings} responses): {live:.1f} s; replay, server gone: {replay:.1f} s; reports identical: {same}"
+    )
     sys.exit(0 if same else 1)
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import sqrt
-from typing import Callable
 
 from pytest_granularity.agents.stochastic import succeeds
 from pytest_granularity.gate import Baseline, Thresholds, compare
@@ -46,7 +46,9 @@ def mixed(rng: random.Random, tasks: int) -> list[float]:
     return [rng.choice((0.99, 0.99, 0.99, 0.9, 0.8, 0.5, 0.2)) for _ in range(tasks)]
 
 
-def session(name: str, probabilities: list[float], costs: list[float], epochs: int, seed: int, rng: random.Random) -> list[RunResult]:
+def session(
+    name: str, probabilities: list[float], costs: list[float], epochs: int, seed: int, rng: random.Random
+) -> list[RunResult]:
     runs = []
     for index, (p, cost) in enumerate(zip(probabilities, costs)):
         task = f"{name}-task{index}"
@@ -55,9 +57,20 @@ def session(name: str, probabilities: list[float], costs: list[float], epochs: i
             tokens = round(cost * rng.lognormvariate(0, 0.1) * (1 if success else 0.1))
             runs.append(
                 RunResult(
-                    task=task, family="sim", policy="agent", fault="none", outcome=PASSED if success else FAILED,
-                    mode="micro", steps=5, tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=5,
-                    macro_calls=0, epoch=epoch, seed=seed + epoch,
+                    task=task,
+                    family="sim",
+                    policy="agent",
+                    fault="none",
+                    outcome=PASSED if success else FAILED,
+                    mode="micro",
+                    steps=5,
+                    tokens=tokens,
+                    prompt_tokens=tokens,
+                    completion_tokens=0,
+                    tool_calls=5,
+                    macro_calls=0,
+                    epoch=epoch,
+                    seed=seed + epoch,
                 )
             )
     return runs
@@ -89,7 +102,9 @@ SCENARIOS = (
     Scenario("drop 0.9 -> 0.7", 80, 5, constant(0.9), constant(0.7), True),
 )
 CHOOSING_N = tuple(
-    Scenario(f"drop 0.9 -> {after}, N = {n}", 80, n, constant(0.9), constant(after), True) for after in (0.8, 0.7) for n in (2, 3, 5, 10)
+    Scenario(f"drop 0.9 -> {after}, N = {n}", 80, n, constant(0.9), constant(after), True)
+    for after in (0.8, 0.7)
+    for n in (2, 3, 5, 10)
 )
 ONE_EPOCH = Scenario("unchanged, p = 0.9, N = 1 (exact gate)", 80, 1, constant(0.9), constant(0.9), False)
 
@@ -97,7 +112,9 @@ ONE_EPOCH = Scenario("unchanged, p = 0.9, N = 1 (exact gate)", 80, 1, constant(0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--comparisons", type=int, default=400, help="comparisons per scenario (default 400)")
-    parser.add_argument("--choosing", type=int, default=100, help="comparisons per scenario of the choosing-N table (default 100)")
+    parser.add_argument(
+        "--choosing", type=int, default=100, help="comparisons per scenario of the choosing-N table (default 100)"
+    )
     parser.add_argument("--alpha", type=float, default=0.05)
     args = parser.parse_args()
     thresholds = Thresholds(alpha=args.alpha)

@@ -19,7 +19,17 @@ def benchmark_tasks() -> list:
 
 def run_pytest(report: Path, *args: str) -> float:
     """Run the benchmark with ``args``, writing ``report``; the wall time in seconds."""
-    command = [sys.executable, "-m", "pytest", str(BENCHMARK), "-q", "-p", "no:cacheprovider", f"--granularity-report={report}", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(BENCHMARK),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--granularity-report={report}",
+        *args,
+    ]
     started = time.monotonic()
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     elapsed = time.monotonic() - started

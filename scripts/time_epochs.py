@@ -16,7 +16,17 @@ import time
 
 
 def session(epochs: int, pytest_args: list[str]) -> float:
-    command = [sys.executable, "-m", "pytest", "benchmark_tasks", "-q", "-p", "no:cacheprovider", f"--granularity-epochs={epochs}", *pytest_args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "benchmark_tasks",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--granularity-epochs={epochs}",
+        *pytest_args,
+    ]
     start = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - start

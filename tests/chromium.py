@@ -66,7 +66,14 @@ class Chromium:
         self.profile = tempfile.mkdtemp(prefix="granularity-chromium-")
         to_browser, self._write = _high_pipe()
         self._read, from_browser = _high_pipe()
-        command = [executable, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"]
+        command = [
+            executable,
+            *FLAGS,
+            f"--user-data-dir={self.profile}",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ]
+
         def onto_3_and_4() -> None:
             # in the child, before exec: our pipe ends become Chromium's descriptors 3 and 4
             os.dup2(to_browser, 3)
@@ -85,9 +92,12 @@ class Chromium:
         self.session = self._send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             self.call(f"{domain}.enable")
-        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
 
-    def __enter__(self) -> "Chromium":
+    def __enter__(self) -> Chromium:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -193,14 +203,15 @@ class Chromium:
                 " return [r.x + scrollX, r.y + scrollY, r.width, r.height]; })()"
             )
             x, y, width, height = box
-            params.update(captureBeyondViewport=True, clip={"x": x, "y": y, "width": width, "height": min(height, max_height), "scale": 1})
+            params.update(
+                captureBeyondViewport=True,
+                clip={"x": x, "y": y, "width": width, "height": min(height, max_height), "scale": 1},
+            )
         data = self.call("Page.captureScreenshot", params)["data"]
         path.write_bytes(base64.b64decode(data))
         return path
 
     def console_messages(self) -> list[str]:
-        return [
-            e["params"]["entry"]["text"] for e in self.events if e.get("method") == "Log.entryAdded"
-        ] + [
+        return [e["params"]["entry"]["text"] for e in self.events if e.get("method") == "Log.entryAdded"] + [
             json.dumps(e["params"]) for e in self.events if e.get("method") == "Runtime.exceptionThrown"
         ]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pytest_granularity.agents.chat import Price, Sampling
 from pytest_granularity.agents.model_cache import ModelCache
@@ -16,9 +17,18 @@ from pytest_granularity.transcript import Usage
 
 
 def factory(
-    base_url: str | None, retries: int = 0, price: Price | None = None, cache: Path | None = None, mode: str = "auto", session: str = "s1",
+    base_url: str | None,
+    retries: int = 0,
+    price: Price | None = None,
+    cache: Path | None = None,
+    mode: str = "auto",
+    session: str = "s1",
 ) -> OpenAIAgentFactory:
-    live = None if base_url is None else OpenAISender(Endpoint(base_url, "GRANULARITY_TEST_KEY", timeout=10, max_retries=retries))
+    live = (
+        None
+        if base_url is None
+        else OpenAISender(Endpoint(base_url, "GRANULARITY_TEST_KEY", timeout=10, max_retries=retries))
+    )
     send = live if cache is None else ModelCache(cache, mode, session, live)
     assert send is not None
     return OpenAIAgentFactory(Sampling("stub-model", temperature=0.0), send, price)

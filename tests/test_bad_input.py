@@ -13,11 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, REPO
+
 from pytest_granularity.agents.reference import ReferenceAgent
-from pytest_granularity.gate import BaselineError, Entry, Thresholds, load_baseline, run_regression
-from pytest_granularity.gate import Baseline, compare
+from pytest_granularity.gate import Baseline, BaselineError, Entry, Thresholds, compare, load_baseline, run_regression
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.policies import FIXED_POLICIES
 from pytest_granularity.result import RunResult
@@ -75,7 +74,9 @@ def test_system_exit_at_import_of_the_project_is_a_failed_run(fix_add):
 
 
 def test_exit_zero_at_interpreter_exit_is_a_failed_run(fix_add):
-    verdict = _verdict(fix_add, _prepend(fix_add, "calc/__init__.py", "import atexit, os\natexit.register(os._exit, 0)\n"))
+    verdict = _verdict(
+        fix_add, _prepend(fix_add, "calc/__init__.py", "import atexit, os\natexit.register(os._exit, 0)\n")
+    )
     assert not verdict.accepted and verdict.output.startswith(f"[verifier] {FAILING}")
 
 
@@ -110,7 +111,16 @@ SKIP_ALL = "import pytest\ndef pytest_collection_modifyitems(items):\n    for i 
         {"setup.cfg": "[tool:pytest]\naddopts = -k matches_nothing\n"},
         {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-k matches_nothing'\n"},
     ],
-    ids=["conftest-deselect", "conftest-skip", "verifier-dir-conftest", "pytest.ini", "ini-plugin", "tox.ini", "setup.cfg", "pyproject"],
+    ids=[
+        "conftest-deselect",
+        "conftest-skip",
+        "verifier-dir-conftest",
+        "pytest.ini",
+        "ini-plugin",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject",
+    ],
 )
 def test_agent_written_config_and_conftests_are_ignored(fix_add, plant):
     verdict = _verdict(fix_add, plant)
@@ -118,7 +128,10 @@ def test_agent_written_config_and_conftests_are_ignored(fix_add, plant):
 
 
 def test_agent_written_config_cannot_break_a_solved_run(fix_add):
-    plant = {"pytest.ini": "[pytest]\naddopts = -p no:python --strict-config -x\nbogus = 1\n", "conftest.py": "raise SystemExit(3)\n"}
+    plant = {
+        "pytest.ini": "[pytest]\naddopts = -p no:python --strict-config -x\nbogus = 1\n",
+        "conftest.py": "raise SystemExit(3)\n",
+    }
     assert _verdict(fix_add, plant, solved=True).accepted
 
 
@@ -143,8 +156,12 @@ def test_a_skipped_verifier_test_is_a_failed_run_unless_the_task_allows_it(fix_a
     )
     verdict = _verdict(fix_add, {}, solved=True)
     assert not verdict.accepted
-    assert verdict.output.startswith("[verifier] 1 of 2 verifier tests did not pass: _granularity_verifier/test_verify_fix_add.py::test_later (skipped)")
-    fix_add.path.write_text(fix_add.path.read_text().replace("timeout_seconds: 30", "timeout_seconds: 30\n  allow_skips: true"))
+    assert verdict.output.startswith(
+        "[verifier] 1 of 2 verifier tests did not pass: _granularity_verifier/test_verify_fix_add.py::test_later (skipped)"
+    )
+    fix_add.path.write_text(
+        fix_add.path.read_text().replace("timeout_seconds: 30", "timeout_seconds: 30\n  allow_skips: true")
+    )
     assert _verdict(load_task(fix_add.path), {}, solved=True).accepted
 
 
@@ -182,21 +199,62 @@ def _set(tree: str, field: str, index: int, value):
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (_set("recovery_tree", "children_left", 2, 1), "field 'recovery_tree.children_left[2]': node 1 is reached twice (a cycle or a shared child)"),
-        (_set("recovery_tree", "children_right", 2, 0), "field 'recovery_tree.children_right[2]': child 0 is not a node (1 to 4; node 0 is the root; -1 marks a leaf)"),
-        (_set("recovery_tree", "children_left", 0, 999), "field 'recovery_tree.children_left[0]': child 999 is not a node"),
-        (_set("recovery_tree", "feature", 0, 99), "field 'recovery_tree.feature[0]': 99 is not a feature index (0 to 7)"),
-        (_set("recovery_tree", "threshold", 0, "high"), "field 'recovery_tree.threshold.0': 'high' is not of type 'number'"),
-        (_set("recovery_tree", "children_right", 0, -1), "field 'recovery_tree.children_left[0]': node 0 has one child (1, -1); a node has two or none"),
-        (_set("recovery_tree", "classes", 0, "panic"), "field 'recovery_tree.classes': unknown class 'panic'; known: degrade, stop"),
+        (
+            _set("recovery_tree", "children_left", 2, 1),
+            "field 'recovery_tree.children_left[2]': node 1 is reached twice (a cycle or a shared child)",
+        ),
+        (
+            _set("recovery_tree", "children_right", 2, 0),
+            "field 'recovery_tree.children_right[2]': child 0 is not a node (1 to 4; node 0 is the root; -1 marks a leaf)",
+        ),
+        (
+            _set("recovery_tree", "children_left", 0, 999),
+            "field 'recovery_tree.children_left[0]': child 999 is not a node",
+        ),
+        (
+            _set("recovery_tree", "feature", 0, 99),
+            "field 'recovery_tree.feature[0]': 99 is not a feature index (0 to 7)",
+        ),
+        (
+            _set("recovery_tree", "threshold", 0, "high"),
+            "field 'recovery_tree.threshold.0': 'high' is not of type 'number'",
+        ),
+        (
+            _set("recovery_tree", "children_right", 0, -1),
+            "field 'recovery_tree.children_left[0]': node 0 has one child (1, -1); a node has two or none",
+        ),
+        (
+            _set("recovery_tree", "classes", 0, "panic"),
+            "field 'recovery_tree.classes': unknown class 'panic'; known: degrade, stop",
+        ),
         (_set("mode_tree", "features", 0, "mood"), "field 'mode_tree.features': "),
-        (lambda doc: doc["recovery_tree"]["value"].pop(), "field 'recovery_tree.value': has 4 entries, 'feature' has 5"),
-        (lambda doc: doc["recovery_tree"]["value"].__setitem__(1, [1.0]), "field 'recovery_tree.value[1]': has 1 counts for 2 classes"),
+        (
+            lambda doc: doc["recovery_tree"]["value"].pop(),
+            "field 'recovery_tree.value': has 4 entries, 'feature' has 5",
+        ),
+        (
+            lambda doc: doc["recovery_tree"]["value"].__setitem__(1, [1.0]),
+            "field 'recovery_tree.value[1]': has 1 counts for 2 classes",
+        ),
         (lambda doc: doc.update(version=2), "field 'version': 2 is not supported (this release reads version 1)"),
         (lambda doc: doc.update(format="my router"), "field 'format': not a pytest-granularity router file"),
         (lambda doc: doc.pop("recovery_tree"), "field '<root>': 'recovery_tree' is a required property"),
     ],
-    ids=["cycle", "back-to-root", "child-out-of-range", "feature-out-of-range", "wrong-type", "one-child", "unknown-class", "unknown-feature", "short-array", "short-value", "version", "format", "missing-tree"],
+    ids=[
+        "cycle",
+        "back-to-root",
+        "child-out-of-range",
+        "feature-out-of-range",
+        "wrong-type",
+        "one-child",
+        "unknown-class",
+        "unknown-feature",
+        "short-array",
+        "short-value",
+        "version",
+        "format",
+        "missing-tree",
+    ],
 )
 def test_a_bad_router_is_one_error_naming_file_and_defect(tmp_path, mutate, message):
     document = copy.deepcopy(ROUTER)
@@ -215,7 +273,9 @@ def test_an_unreachable_router_node_is_an_error(tmp_path):
         tree[field].append(copy.deepcopy(tree[field][-1]))
     path = tmp_path / "router.json"
     path.write_text(json.dumps(document))
-    with pytest.raises(RouterError, match=r"field 'recovery_tree.children_left': node 5 is not reachable from the root"):
+    with pytest.raises(
+        RouterError, match=r"field 'recovery_tree.children_left': node 5 is not reachable from the root"
+    ):
         Router.load(path)
 
 
@@ -235,7 +295,10 @@ def test_a_fixture_symlink_to_a_file_outside_is_an_error_naming_it(fix_add, tmp_
     (fix_add.fixture / "calc" / "leak.txt").symlink_to(os.path.relpath(secret, fix_add.fixture / "calc"))
     result = run_task(fix_add, FIXED_POLICIES["micro"], "none", RunSettings(agent=ReferenceAgent))
     assert result.outcome == "error"
-    assert result.error == f"{fix_add.fixture / 'calc' / 'leak.txt'}: a symlink that points outside {fix_add.fixture} (to {secret})"
+    assert (
+        result.error
+        == f"{fix_add.fixture / 'calc' / 'leak.txt'}: a symlink that points outside {fix_add.fixture} (to {secret})"
+    )
     assert "do not copy me" not in json.dumps(result.to_dict())
 
 
@@ -287,7 +350,11 @@ def test_a_task_folder_symlinked_outside_is_refused(fix_add, tmp_path):
 def test_a_fixture_may_live_anywhere(fix_add, tmp_path):
     elsewhere = tmp_path / "their-repo"
     shutil.copytree(fix_add.fixture, elsewhere)
-    fix_add.path.write_text(fix_add.path.read_text().replace("fixture: ../../minipkg", f"fixture: {os.path.relpath(elsewhere, fix_add.path.parent)}"))
+    fix_add.path.write_text(
+        fix_add.path.read_text().replace(
+            "fixture: ../../minipkg", f"fixture: {os.path.relpath(elsewhere, fix_add.path.parent)}"
+        )
+    )
     assert load_task(fix_add.path).fixture == elsewhere.resolve()
 
 
@@ -333,7 +400,9 @@ def test_duplicate_task_ids_name_both_files(project):
     result = project.runpytest("tasks", "more", "--granularity=micro")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     first, second = project.path / "tasks/fix-add/task.yaml", project.path / "more/fix-add/task.yaml"
-    result.stdout.fnmatch_lines([f"*{second}: field 'id': 'fix-add' is also the id of {first}; task ids must be unique*"])
+    result.stdout.fnmatch_lines(
+        [f"*{second}: field 'id': 'fix-add' is also the id of {first}; task ids must be unique*"]
+    )
 
 
 def test_an_undecodable_task_is_a_collection_error(project):
@@ -355,17 +424,37 @@ def test_the_fixtures_of_the_collected_tasks_are_not_collected(project):
     ("option", "value", "message"),
     [
         ("--granularity-report", "{dir}", "--granularity-report: {dir} is a folder; give the path of a file to write"),
-        ("--granularity-report", "{dir}/out.json", "--granularity-report: {dir}/out.jsonl is a folder; give the path of a file to write"),
-        ("--granularity-report", "{file}/report.json", "--granularity-report: cannot create {file}/report.json: {file} is a file, not a folder"),
+        (
+            "--granularity-report",
+            "{dir}/out.json",
+            "--granularity-report: {dir}/out.jsonl is a folder; give the path of a file to write",
+        ),
+        (
+            "--granularity-report",
+            "{file}/report.json",
+            "--granularity-report: cannot create {file}/report.json: {file} is a file, not a folder",
+        ),
         ("--granularity-report", "/proc/granularity/report.json", "--granularity-report: cannot write in /proc: *"),
         ("--granularity-plot", "{dir}", "--granularity-plot: {dir} is a folder; give the path of a file to write"),
-        ("--granularity-html", "{file}/page.html", "--granularity-html: cannot create {file}/page.html: {file} is a file, not a folder"),
-        ("--granularity-max-steps", "0", "--granularity-max-steps: 0 must be at least 1 (leave it out to use each task's own limit)"),
+        (
+            "--granularity-html",
+            "{file}/page.html",
+            "--granularity-html: cannot create {file}/page.html: {file} is a file, not a folder",
+        ),
+        (
+            "--granularity-max-steps",
+            "0",
+            "--granularity-max-steps: 0 must be at least 1 (leave it out to use each task's own limit)",
+        ),
         ("--granularity-max-steps", "-3", "--granularity-max-steps: -3 must be at least 1*"),
         ("--granularity-retrieval-k", "-1", "--granularity-retrieval-k: -1 must not be negative"),
         ("--granularity-breaker", "-2", "--granularity-breaker: -2 must not be negative"),
         ("--granularity-shard", "3/2", "--granularity-shard: '3/2' is not I/N with 1 <= I <= N*"),
-        ("--granularity-max-token-increase", "lots", "--granularity-max-token-increase: 'lots' is not a number or a percentage*"),
+        (
+            "--granularity-max-token-increase",
+            "lots",
+            "--granularity-max-token-increase: 'lots' is not a number or a percentage*",
+        ),
         ("--granularity-max-success-drop", "-1", "--granularity-max-success-drop: '-1' must not be negative"),
     ],
 )
@@ -404,7 +493,10 @@ def test_tasks_check_fails_a_task_a_cheating_agent_passes(fix_add):
         "    assert subprocess.run([sys.executable, '-m', 'pytest', '-q', 'tests']).returncode == 0\n"
     )
     check = check_task_file(fix_add.path, MacroRegistry.load())
-    assert "the cheating agent 'fake-pytest' (plants pytest.py and pluggy.py that exit 0) passes the verifier" in check.problems
+    assert (
+        "the cheating agent 'fake-pytest' (plants pytest.py and pluggy.py that exit 0) passes the verifier"
+        in check.problems
+    )
 
 
 # --- the gate's baseline -----------------------------------------------------------------------
@@ -412,8 +504,19 @@ def test_tasks_check_fails_a_task_a_cheating_agent_passes(fix_add):
 
 def _result(tokens: int, success: bool = True) -> RunResult:
     return RunResult(
-        task="t", family="simple", policy="micro", fault="none", outcome="passed" if success else "failed", mode="micro",
-        steps=3, tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=3, macro_calls=0, stop_reason="finish",
+        task="t",
+        family="simple",
+        policy="micro",
+        fault="none",
+        outcome="passed" if success else "failed",
+        mode="micro",
+        steps=3,
+        tokens=tokens,
+        prompt_tokens=tokens,
+        completion_tokens=0,
+        tool_calls=3,
+        macro_calls=0,
+        stop_reason="finish",
     )
 
 
@@ -428,9 +531,18 @@ def test_a_baseline_of_zero_tokens_makes_any_tokens_a_rise():
 @pytest.mark.parametrize(
     ("runs", "message"),
     [
-        ({"t|micro|none": {"success": True, "steps": 3, "tokens": "many"}}, "field 'runs.t|micro|none.tokens': 'many' is not of type 'integer'"),
-        ({"t|micro|none": {"success": True, "steps": 3, "tokens": -5}}, "field 'runs.t|micro|none.tokens': -5 is less than the minimum of 0"),
-        ({"t|micro|none": {"success": "yes", "steps": 3, "tokens": 5}}, "field 'runs.t|micro|none.success': 'yes' is not of type 'boolean'"),
+        (
+            {"t|micro|none": {"success": True, "steps": 3, "tokens": "many"}},
+            "field 'runs.t|micro|none.tokens': 'many' is not of type 'integer'",
+        ),
+        (
+            {"t|micro|none": {"success": True, "steps": 3, "tokens": -5}},
+            "field 'runs.t|micro|none.tokens': -5 is less than the minimum of 0",
+        ),
+        (
+            {"t|micro|none": {"success": "yes", "steps": 3, "tokens": 5}},
+            "field 'runs.t|micro|none.success': 'yes' is not of type 'boolean'",
+        ),
         ({"t|micro|none": {"success": True, "tokens": 5}}, "field 'runs.t|micro|none': 'steps' is a required property"),
         ({"just-a-task": {"success": True, "steps": 3, "tokens": 5}}, "field 'runs': 'just-a-task' does not match"),
         ([], "field 'runs': [] is not of type 'object'"),

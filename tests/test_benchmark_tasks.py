@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO
+
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.taskcheck import adversary_verdicts, check_task_file
 from pytest_granularity.tasks import FAMILIES, find_task_files, load_task
@@ -23,9 +23,17 @@ def test_task_is_honest(path, macros):
     assert result.ok, "\n".join(result.problems)
 
 
-CHEAT_SAMPLE = [p for p in TASK_FILES if p.parent.name in {
-    "inventory-fix-tax-rate", "textkit-rename-default-top-n", "hookshot-move-urls-into-util", "ledgerflow-recover-move-records",
-}]
+CHEAT_SAMPLE = [
+    p
+    for p in TASK_FILES
+    if p.parent.name
+    in {
+        "inventory-fix-tax-rate",
+        "textkit-rename-default-top-n",
+        "hookshot-move-urls-into-util",
+        "ledgerflow-recover-move-records",
+    }
+]
 
 
 @pytest.mark.parametrize("path", CHEAT_SAMPLE, ids=[p.parent.name for p in CHEAT_SAMPLE])

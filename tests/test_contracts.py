@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, REPO
+
 from pytest_granularity.cli import main
 from pytest_granularity.contracts import CHECKS, mcp_problems, mcp_tool
 from pytest_granularity.macros import MacroRegistry
@@ -45,8 +45,27 @@ def broken_run(tmp_path_factory):
     sandbox = "none" if SANDBOX_PROBLEM else "bwrap"
     folders = [str(f) for f in sorted(BROKEN.iterdir()) if f.name in expected_failures()]
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--granularity-contracts", f"--granularity-sandbox={sandbox}", *folders, str(WORKED_EXAMPLE), "-p", "no:cacheprovider", "-q", "-rfs", "-o", "addopts=", "--rootdir", str(out)],
-        capture_output=True, text=True, cwd=out, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--granularity-contracts",
+            f"--granularity-sandbox={sandbox}",
+            *folders,
+            str(WORKED_EXAMPLE),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rfs",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=out,
+        timeout=600,
     )
     return run
 
@@ -72,7 +91,9 @@ def test_the_builtin_macros_and_the_worked_example_pass_every_check(broken_run):
     for name in ("move-module", "replace-and-verify", "summarize-module", "rename-constant"):
         assert name not in outcomes(broken_run.stdout)
     total = len(CHECKS) * (4 + len(expected_failures()))
-    counts = dict(re.findall(r"(\d+) (passed|failed|skipped)", broken_run.stdout.splitlines()[-1])[i][::-1] for i in range(3))
+    counts = dict(
+        re.findall(r"(\d+) (passed|failed|skipped)", broken_run.stdout.splitlines()[-1])[i][::-1] for i in range(3)
+    )
     assert sum(int(v) for v in counts.values()) == total
 
 
@@ -111,4 +132,6 @@ def test_export_mcp_follows_the_mcp_rules(capsys):
 def test_mcp_rules_catch_a_bad_tool():
     macro = MacroRegistry.load().get("replace_and_verify")
     tool = mcp_tool(macro)
-    assert mcp_problems({**tool, "name": "bad name!"}) == ["name 'bad name!' must be 1-128 characters of A-Z, a-z, 0-9, _, . and -"]
+    assert mcp_problems({**tool, "name": "bad name!"}) == [
+        "name 'bad name!' must be 1-128 characters of A-Z, a-z, 0-9, _, . and -"
+    ]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from corpus_calls import derive  # noqa: E402
-from macro_corpus import reason_label  # noqa: E402
+from corpus_calls import derive
+from macro_corpus import reason_label
 
 FILES = {
     "src/lib/__init__.py": "from lib.core import run\n",

@@ -10,14 +10,30 @@ from pytest_granularity.result import RunResult
 
 def run(task, epoch, success=True, tokens=1000, policy="hybrid", fault="none"):
     return RunResult(
-        task=task, family="simple", policy=policy, fault=fault, outcome="passed" if success else "failed", mode="micro",
-        steps=3, tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=3, macro_calls=0, epoch=epoch, seed=epoch,
+        task=task,
+        family="simple",
+        policy=policy,
+        fault=fault,
+        outcome="passed" if success else "failed",
+        mode="micro",
+        steps=3,
+        tokens=tokens,
+        prompt_tokens=tokens,
+        completion_tokens=0,
+        tool_calls=3,
+        macro_calls=0,
+        epoch=epoch,
+        seed=epoch,
     )
 
 
 def cells(pattern, tokens=1000, fault="none"):
     """``pattern``: per task a string of epochs, 1 = success, 0 = failure."""
-    return [run(f"t{i:02}", k, c == "1", tokens if c == "1" else tokens // 10, fault=fault) for i, row in enumerate(pattern) for k, c in enumerate(row)]
+    return [
+        run(f"t{i:02}", k, c == "1", tokens if c == "1" else tokens // 10, fault=fault)
+        for i, row in enumerate(pattern)
+        for k, c in enumerate(row)
+    ]
 
 
 def test_baseline_keys_hold_every_epoch_and_stay_as_before_for_one():
@@ -48,7 +64,9 @@ def test_a_real_drop_fails_with_both_numbers_the_interval_and_the_p_value():
     report = compare(Baseline.from_results(before), after, Thresholds())
     assert report.failed
     line = next(r for r in report.regressions if "success rate dropped" in r)
-    assert line.startswith("hybrid [fault none] over 80 tasks (400 baseline runs, 400 now): success rate dropped 0.900 -> 0.600 (-0.300, 95% CI [")
+    assert line.startswith(
+        "hybrid [fault none] over 80 tasks (400 baseline runs, 400 now): success rate dropped 0.900 -> 0.600 (-0.300, 95% CI ["
+    )
     assert "p=0.0002 <= 0.01667 (alpha 0.05 over 3 checks), past --granularity-max-success-drop=0" in line
 
 
@@ -79,7 +97,9 @@ def test_a_token_rise_is_judged_by_significance_and_threshold():
     before = [run(f"t{i:02}", k, tokens=1000 + 37 * ((i * 5 + k) % 7)) for i in range(40) for k in range(3)]
     after = [run(r.task, r.epoch, tokens=int(r.tokens * 1.2)) for r in before]
     report = compare(Baseline.from_results(before), after, Thresholds())
-    assert any("mean tokens rose" in line and "(+20.0%" in line and "p=" in line for line in report.regressions), report.regressions
+    assert any("mean tokens rose" in line and "(+20.0%" in line and "p=" in line for line in report.regressions), (
+        report.regressions
+    )
     assert not compare(Baseline.from_results(before), after, Thresholds(max_token_increase=0.25)).failed
 
 
@@ -87,7 +107,10 @@ def test_unequal_epochs_and_a_single_epoch_baseline_are_compared_by_significance
     before = cells(["1"] * 30)
     after = cells(["00000"] * 30)
     report = compare(Baseline.from_results(before), after, Thresholds())
-    assert any("success rate dropped 1.000 -> 0.000" in line and "(30 baseline runs, 150 now)" in line for line in report.regressions)
+    assert any(
+        "success rate dropped 1.000 -> 0.000" in line and "(30 baseline runs, 150 now)" in line
+        for line in report.regressions
+    )
     assert report.stale == []
 
 

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from pytest_granularity.metrics import bootstrap_ci, cluster_bootstrap_ci, epoch_summaries, pass_at_k, pass_hat_k, summarize
+from pytest_granularity.metrics import (
+    bootstrap_ci,
+    cluster_bootstrap_ci,
+    epoch_summaries,
+    pass_at_k,
+    pass_hat_k,
+    summarize,
+)
 from pytest_granularity.plugin import _split_epoch
 from pytest_granularity.report import render_report, write_report
 from pytest_granularity.result import RunResult
@@ -14,8 +21,20 @@ from pytest_granularity.result import RunResult
 
 def run(task, epoch, success, tokens, policy="hybrid", fault="none"):
     return RunResult(
-        task=task, family="simple", policy=policy, fault=fault, outcome="passed" if success else "failed", mode="micro",
-        steps=2, tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=2, macro_calls=0, epoch=epoch, seed=7 + epoch,
+        task=task,
+        family="simple",
+        policy=policy,
+        fault=fault,
+        outcome="passed" if success else "failed",
+        mode="micro",
+        steps=2,
+        tokens=tokens,
+        prompt_tokens=tokens,
+        completion_tokens=0,
+        tool_calls=2,
+        macro_calls=0,
+        epoch=epoch,
+        seed=7 + epoch,
     )
 
 
@@ -76,7 +95,12 @@ def test_epochs_in_the_table_and_the_json(tmp_path):
 
 @pytest.mark.parametrize(
     ("label", "split"),
-    [("hybrid", ("hybrid", 0)), ("hybrid-late", ("hybrid-late", 0)), ("hybrid-e3", ("hybrid", 3)), ("macro-early-e12", ("macro-early", 12))],
+    [
+        ("hybrid", ("hybrid", 0)),
+        ("hybrid-late", ("hybrid-late", 0)),
+        ("hybrid-e3", ("hybrid", 3)),
+        ("macro-early-e12", ("macro-early", 12)),
+    ],
 )
 def test_epoch_suffix_of_an_item_label(label, split):
     assert _split_epoch(label) == split

@@ -7,7 +7,6 @@ import shutil
 
 import numpy  # noqa: F401  the gate imports it; pytester's in-process runs cannot import it twice
 import pytest
-
 from conftest import DATA, REPO
 from test_plugin import second_task, table, without_latency
 
@@ -35,16 +34,33 @@ def test_epochs_are_items_with_their_own_seeds_the_same_under_xdist_and_shards(p
     serial = project.runpytest_subprocess(*args, "--granularity-report=serial.json")
     serial.assert_outcomes(passed=6)
     records = [json.loads(line) for line in (project.path / "serial.jsonl").read_text().splitlines()]
-    assert [(r["task"], r["epoch"], r["seed"]) for r in records[:3]] == [("fix-add", 0, 10), ("fix-add", 1, 11), ("fix-add", 2, 12)]
+    assert [(r["task"], r["epoch"], r["seed"]) for r in records[:3]] == [
+        ("fix-add", 0, 10),
+        ("fix-add", 1, 11),
+        ("fix-add", 2, 12),
+    ]
     serial.stdout.fnmatch_lines(["epochs (k = the epochs*", "micro   none   2      3       1.000 *2 / 0 / 0*"])
     parallel = project.runpytest_subprocess(*args, "-n", "2", "--granularity-report=parallel.json")
     assert table(parallel.stdout.str()) == table(serial.stdout.str())
     for index in (1, 2):
-        shard = project.runpytest_subprocess(*args, f"--granularity-shard={index}/2", f"--granularity-report=shard{index}.json")
+        shard = project.runpytest_subprocess(
+            *args, f"--granularity-shard={index}/2", f"--granularity-report=shard{index}.json"
+        )
         shard.assert_outcomes(passed=3, deselected=3)
     from pytest_granularity.cli import main
 
-    assert main(["merge", str(project.path / "shard1.json"), str(project.path / "shard2.json"), "-o", str(project.path / "merged.json")]) == 0
+    assert (
+        main(
+            [
+                "merge",
+                str(project.path / "shard1.json"),
+                str(project.path / "shard2.json"),
+                "-o",
+                str(project.path / "merged.json"),
+            ]
+        )
+        == 0
+    )
     for suffix in (".json", ".jsonl"):
         whole = without_latency((project.path / f"serial{suffix}").read_text())
         assert without_latency((project.path / f"parallel{suffix}").read_text()) == whole
@@ -55,10 +71,16 @@ def test_the_gate_passes_noise_and_fails_a_task_that_broke(project):
     args = ("tasks", "--granularity=micro", "--granularity-agent=stochastic", "--granularity-epochs=5")
     project.makeconftest(STOCHASTIC.format(probabilities={"fix-add": 0.6, "fix-add-two": 1.0}))
     project.runpytest(*args, "--granularity-update-baseline").stdout.fnmatch_lines(["*baseline written:*(10 runs)*"])
-    noisy = project.runpytest(*args, "--granularity-seed=100", "--granularity-baseline=.granularity/baseline.json", "-rx")
+    noisy = project.runpytest(
+        *args, "--granularity-seed=100", "--granularity-baseline=.granularity/baseline.json", "-rx"
+    )
     outcomes = noisy.parseoutcomes()
-    assert outcomes["xfailed"] >= 1 and outcomes["passed"] + outcomes["xfailed"] == 10, "failed epochs are judged by the gate"
-    noisy.stdout.fnmatch_lines(["*gate passed*", "*epoch * rejected; the gate judges fix-add [[]micro, fault none[]] over all epochs*"])
+    assert outcomes["xfailed"] >= 1 and outcomes["passed"] + outcomes["xfailed"] == 10, (
+        "failed epochs are judged by the gate"
+    )
+    noisy.stdout.fnmatch_lines(
+        ["*gate passed*", "*epoch * rejected; the gate judges fix-add [[]micro, fault none[]] over all epochs*"]
+    )
     assert noisy.ret == 0
 
     project.makeconftest(STOCHASTIC.format(probabilities={"fix-add": 0.6, "fix-add-two": 0.0}))
@@ -74,7 +96,10 @@ def test_the_gate_passes_noise_and_fails_a_task_that_broke(project):
 
 @pytest.mark.parametrize(
     ("option", "message"),
-    [("--granularity-epochs=0", "*--granularity-epochs: must be at least 1*"), ("--granularity-alpha=1.5", "*--granularity-alpha: 1.5 is not between 0 and 1*")],
+    [
+        ("--granularity-epochs=0", "*--granularity-epochs: must be at least 1*"),
+        ("--granularity-alpha=1.5", "*--granularity-alpha: 1.5 is not between 0 and 1*"),
+    ],
 )
 def test_bad_epochs_or_alpha_are_usage_errors(project, option, message):
     result = project.runpytest("tasks", "--granularity=micro", option)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from macro_helpers import call, workspace
+
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.executor import TRANSITIONS, Machine, State, transition_table
 from pytest_granularity.failures import InjectedFault
@@ -40,7 +40,11 @@ def test_an_impossible_event_is_refused():
 
 def test_micro_run(fix_add):
     result = run_task(fix_add, FIXED_POLICIES["micro"], "none", SETTINGS)
-    assert result.success and result.macro_calls == 0 and result.transitions == ["route --micro--> micro", "micro --finish--> verify"]
+    assert (
+        result.success
+        and result.macro_calls == 0
+        and result.transitions == ["route --micro--> micro", "micro --finish--> verify"]
+    )
 
 
 def test_macro_run_that_fits(fix_add):
@@ -71,7 +75,9 @@ def test_late_fault_no_recovery_succeeds_and_always_degrade_costs_more(fix_add):
 def test_a_recovery_policy_of_never_stops_hybrid(fix_add):
     import dataclasses
 
-    stopped = run_task(fix_add, dataclasses.replace(FIXED_POLICIES["hybrid"], recover=never), "early", SETTINGS, faulty("early"))
+    stopped = run_task(
+        fix_add, dataclasses.replace(FIXED_POLICIES["hybrid"], recover=never), "early", SETTINGS, faulty("early")
+    )
     assert not stopped.success and "decide --stop--> verify" in stopped.transitions
 
 
@@ -89,13 +95,20 @@ def test_a_macro_not_offered_in_micro_mode_is_refused(fix_add):
 
     class Sneaky:
         def __init__(self):
-            self.calls = iter([ToolCall("replace_and_verify", {"files": ["calc/ops.py"], "old": "SCALE = 2", "new": "SCALE = 1"}), ToolCall("finish")])
+            self.calls = iter(
+                [
+                    ToolCall("replace_and_verify", {"files": ["calc/ops.py"], "old": "SCALE = 2", "new": "SCALE = 1"}),
+                    ToolCall("finish"),
+                ]
+            )
 
         def next_call(self, messages, tools):
             return next(self.calls)
 
     with Workspace.for_task(fix_add) as ws:
-        execution = execute(fix_add, FIXED_POLICIES["micro"], Sneaky(), ToolContext(ws), MacroRegistry.load(), Limits(5))
+        execution = execute(
+            fix_add, FIXED_POLICIES["micro"], Sneaky(), ToolContext(ws), MacroRegistry.load(), Limits(5)
+        )
         assert "not available" in execution.transcript.messages[3].content and not ws.changes()
 
 
@@ -103,10 +116,12 @@ def test_writes_outside_the_declared_side_effects_are_recorded(tmp_path):
     folder = tmp_path / "macros" / "replace-and-verify"
     shutil.copytree(BUILTIN_FOLDER / "replace-and-verify", folder)
     runtime = folder / "runtime.py"
-    runtime.write_text(runtime.read_text().replace(
-        '    return f"replaced the text',
-        '    (ctx.root / "undeclared.txt").write_text("x")\n    return f"replaced the text',
-    ))
+    runtime.write_text(
+        runtime.read_text().replace(
+            '    return f"replaced the text',
+            '    (ctx.root / "undeclared.txt").write_text("x")\n    return f"replaced the text',
+        )
+    )
     macro = load_macro(folder)
     ws = workspace(tmp_path / "ws", {"a.py": "x = 1\n"})
     outcome = invoke(macro, MacroContext(ws, {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}))
@@ -135,7 +150,11 @@ def _without_macro(task):
 def test_no_applicable_macro_is_an_observed_precondition_mismatch(fix_add):
     task = _without_macro(fix_add)
     stopped = run_task(task, FIXED_POLICIES["macro"], "none", SETTINGS)
-    assert not stopped.success and stopped.failure_class == "precondition_mismatch" and stopped.stop_reason == "macro_failed"
+    assert (
+        not stopped.success
+        and stopped.failure_class == "precondition_mismatch"
+        and stopped.stop_reason == "macro_failed"
+    )
     assert stopped.transitions == [
         "route --macro--> macro",
         "macro --no_macro_applies--> classify",
@@ -144,9 +163,15 @@ def test_no_applicable_macro_is_an_observed_precondition_mismatch(fix_add):
     ]
     hybrid = run_task(task, FIXED_POLICIES["hybrid"], "none", SETTINGS)
     assert hybrid.success and hybrid.degraded and hybrid.failure_class == "precondition_mismatch"
-    assert hybrid.transitions[-3:] == ["decide --degrade--> degrade", "degrade --switch_to_micro--> micro", "micro --finish--> verify"]
+    assert hybrid.transitions[-3:] == [
+        "decide --degrade--> degrade",
+        "degrade --switch_to_micro--> micro",
+        "micro --finish--> verify",
+    ]
     answer = hybrid.transcript[3]
-    assert answer["role"] == "tool" and answer["tool_call_id"] == "call_1" and "no applicable macro" in answer["content"], "the note answers the finish call"
+    assert (
+        answer["role"] == "tool" and answer["tool_call_id"] == "call_1" and "no applicable macro" in answer["content"]
+    ), "the note answers the finish call"
 
 
 def test_degrading_from_an_untouched_workspace_pays_for_a_whole_micro_run(fix_add):

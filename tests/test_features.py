@@ -4,13 +4,13 @@ import dataclasses
 import inspect
 
 import pytest
+from test_registry import clone
 
 from pytest_granularity.applicability import ApplicabilityError, applicable_macros
 from pytest_granularity.features import Features, compute
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.routing import features_of
 from pytest_granularity.workspace import Workspace
-from test_registry import clone
 
 FILES = {
     "pkg/__init__.py": b"",
@@ -73,11 +73,21 @@ SNOOPING = {
 
 @pytest.mark.parametrize("attempt", sorted(SNOOPING))
 def test_an_applicability_check_can_neither_peek_nor_write(fix_add, tmp_path, attempt):
-    code = SNOOPING[attempt].replace("files_root", repr(str(fix_add.path.parent))).replace("outside", repr(str(tmp_path)))
+    code = (
+        SNOOPING[attempt].replace("files_root", repr(str(fix_add.path.parent))).replace("outside", repr(str(tmp_path)))
+    )
     runtime = f"\n\ndef derive_arguments(prompt, files):\n    from pathlib import Path\n    {code}\n    return []\n"
-    clone(tmp_path / "lib", "snoop", "applicability:\n  derive: runtime:derive_arguments\n  description: peeks\n", lambda t: t + runtime)
+    clone(
+        tmp_path / "lib",
+        "snoop",
+        "applicability:\n  derive: runtime:derive_arguments\n  description: peeks\n",
+        lambda t: t + runtime,
+    )
     macros = MacroRegistry.load([tmp_path / "lib"])
-    with Workspace.for_task(fix_add) as ws, pytest.raises(ApplicabilityError, match="field 'applicability.derive'.*snoop.*PermissionError"):
+    with (
+        Workspace.for_task(fix_add) as ws,
+        pytest.raises(ApplicabilityError, match="field 'applicability.derive'.*snoop.*PermissionError"),
+    ):
         features_of(fix_add, ws, macros)
     assert not (tmp_path / "planted.txt").exists()
 
@@ -85,8 +95,12 @@ def test_an_applicability_check_can_neither_peek_nor_write(fix_add, tmp_path, at
 def test_the_builtin_checks_say_which_macro_applies():
     macros = MacroRegistry.load()
     files = {**FILES, "README.md": b"see pkg.util\n"}
-    assert applicable_macros("Move pkg/core.py to pkg/sub/core.py and update the imports.", FILES, macros) == ["move_module"]
-    assert applicable_macros("Move pkg/util.py to pkg/sub/util.py and update the imports.", files, macros) == []  # README names it
+    assert applicable_macros("Move pkg/core.py to pkg/sub/core.py and update the imports.", FILES, macros) == [
+        "move_module"
+    ]
+    assert (
+        applicable_macros("Move pkg/util.py to pkg/sub/util.py and update the imports.", files, macros) == []
+    )  # README names it
     assert applicable_macros("Summarise the API of pkg/core.py in docs/core.md.", FILES, macros) == ["summarize_module"]
     assert applicable_macros("Add a feature to pkg/core.py.", FILES, macros) == []
 

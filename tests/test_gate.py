@@ -4,14 +4,33 @@ import subprocess
 
 import pytest
 
-from pytest_granularity.gate import Baseline, BaselineError, Entry, Thresholds, compare, load_baseline, parse_fraction, run_regression
+from pytest_granularity.gate import (
+    Baseline,
+    BaselineError,
+    Entry,
+    Thresholds,
+    compare,
+    load_baseline,
+    parse_fraction,
+    run_regression,
+)
 from pytest_granularity.result import RunResult
 
 
 def run(task="t", policy="micro", fault="none", success=True, tokens=100, steps=5):
     return RunResult(
-        task=task, family="simple", policy=policy, fault=fault, outcome="passed" if success else "failed", mode="micro",
-        steps=steps, tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=steps, macro_calls=0,
+        task=task,
+        family="simple",
+        policy=policy,
+        fault=fault,
+        outcome="passed" if success else "failed",
+        mode="micro",
+        steps=steps,
+        tokens=tokens,
+        prompt_tokens=tokens,
+        completion_tokens=0,
+        tool_calls=steps,
+        macro_calls=0,
     )
 
 
@@ -45,10 +64,21 @@ def test_a_baseline_failure_is_never_a_regression():
 
 def test_aggregate_thresholds_at_the_boundary():
     baseline = Baseline.from_results([run("a", tokens=100), run("b", tokens=100)])
-    at_limit = compare(baseline, [run("a", tokens=105), run("b", tokens=105)], Thresholds(test_token_tolerance=1, max_token_increase=0.05))
+    at_limit = compare(
+        baseline,
+        [run("a", tokens=105), run("b", tokens=105)],
+        Thresholds(test_token_tolerance=1, max_token_increase=0.05),
+    )
     assert not at_limit.failed
-    past = compare(baseline, [run("a", tokens=106), run("b", tokens=105)], Thresholds(test_token_tolerance=1, max_token_increase=0.05))
-    assert past.failed and "mean tokens rose 100.0 -> 105.5 (+5.5%), past --granularity-max-token-increase=5.0%" in past.regressions[0]
+    past = compare(
+        baseline,
+        [run("a", tokens=106), run("b", tokens=105)],
+        Thresholds(test_token_tolerance=1, max_token_increase=0.05),
+    )
+    assert (
+        past.failed
+        and "mean tokens rose 100.0 -> 105.5 (+5.5%), past --granularity-max-token-increase=5.0%" in past.regressions[0]
+    )
 
 
 def test_success_drop_threshold_and_improvements():
@@ -59,7 +89,10 @@ def test_success_drop_threshold_and_improvements():
     assert not any("success rate dropped" in r for r in report.regressions), "0.667 -> 0.667 is not a drop"
     worse = [run("a"), run("b", success=False), run("c", success=False)]
     past = compare(baseline, worse, Thresholds(max_success_drop=0.3))
-    assert any("success rate dropped 0.667 -> 0.333 (-0.333), past --granularity-max-success-drop=0.3" in r for r in past.regressions)
+    assert any(
+        "success rate dropped 0.667 -> 0.333 (-0.333), past --granularity-max-success-drop=0.3" in r
+        for r in past.regressions
+    )
     within = compare(baseline, worse, Thresholds(max_success_drop=0.34))
     assert not any("success rate dropped" in r for r in within.regressions)
 

@@ -29,12 +29,18 @@ def test_filter_open_a_run_and_read_its_transcript(browser, tmp_path):
     page = write_html(tmp_path / "runs.html", RUNS)
     browser.open(page)
     browser.evaluate(VIOLATIONS)
-    assert browser.evaluate("document.querySelectorAll('tr.run').length") == 3  # the page's own script ran under its policy
-    assert browser.evaluate("document.querySelector('.plot img') === null || document.querySelector('.plot img').naturalWidth > 0")
+    assert (
+        browser.evaluate("document.querySelectorAll('tr.run').length") == 3
+    )  # the page's own script ran under its policy
+    assert browser.evaluate(
+        "document.querySelector('.plot img') === null || document.querySelector('.plot img').naturalWidth > 0"
+    )
 
     browser.choose("#filter-outcome", "failed")
     assert browser.evaluate("document.getElementById('shown').textContent") == "(showing 1 of 3)"
-    assert browser.evaluate("[...document.querySelectorAll('tr.run')].filter(r => !r.hidden).map(r => r.dataset.runId)") == ["evil</script>|hybrid|late"]
+    assert browser.evaluate(
+        "[...document.querySelectorAll('tr.run')].filter(r => !r.hidden).map(r => r.dataset.runId)"
+    ) == ["evil</script>|hybrid|late"]
 
     browser.click("tr.run:not([hidden])")
     assert browser.evaluate("document.querySelector('tr.details .transcript') === null")  # not built until opened
@@ -52,9 +58,13 @@ def test_filter_open_a_run_and_read_its_transcript(browser, tmp_path):
     assert browser.evaluate("document.querySelector('tr.details .msg.tool details pre').textContent") == LONG_READ
     diff = browser.evaluate("document.querySelector('tr.details pre.diff').textContent")
     assert diff == HOSTILE.diff + "\n"
-    transitions = browser.evaluate("[...document.querySelectorAll('tr.details ol.transitions li')].map(li => li.textContent)")
+    transitions = browser.evaluate(
+        "[...document.querySelectorAll('tr.details ol.transitions li')].map(li => li.textContent)"
+    )
     assert transitions == HOSTILE.transitions
-    assert browser.evaluate("document.querySelector('tr.details table.macro-log tbody td').textContent") == "move_module"
+    assert (
+        browser.evaluate("document.querySelector('tr.details table.macro-log tbody td').textContent") == "move_module"
+    )
 
     # what the run wrote stayed text: no element, no handler, no script ran, nothing was even attempted
     assert browser.evaluate("typeof window.__pwned") == "undefined"
@@ -67,7 +77,9 @@ def test_filter_open_a_run_and_read_its_transcript(browser, tmp_path):
 def test_the_policy_blocks_script_injected_into_the_page(browser, tmp_path):
     browser.open(write_html(tmp_path / "runs.html", RUNS))
     browser.evaluate(VIOLATIONS)
-    browser.evaluate("const s = document.createElement('script'); s.textContent = 'window.__injected = 1'; document.body.append(s)")
+    browser.evaluate(
+        "const s = document.createElement('script'); s.textContent = 'window.__injected = 1'; document.body.append(s)"
+    )
     browser.settle()
     assert browser.evaluate("typeof window.__injected") == "undefined"
     assert browser.evaluate("window.__violations") == ["script-src-elem"]
@@ -75,6 +87,8 @@ def test_the_policy_blocks_script_injected_into_the_page(browser, tmp_path):
 
 def test_a_link_opens_its_run(browser, tmp_path):
     page = write_html(tmp_path / "runs.html", RUNS)
-    browser.call("Page.navigate", {"url": page.as_uri() + "#run=" + json.dumps("a|micro|none")[1:-1].replace("|", "%7C")})
+    browser.call(
+        "Page.navigate", {"url": page.as_uri() + "#run=" + json.dumps("a|micro|none")[1:-1].replace("|", "%7C")}
+    )
     browser.wait_for("Page.loadEventFired")
     assert browser.evaluate("document.querySelector('tr.run.open').dataset.runId") == "a|micro|none"

@@ -10,7 +10,6 @@ from dataclasses import make_dataclass
 from html.parser import HTMLParser
 
 import pytest
-
 from conftest import DATA
 
 from pytest_granularity.cli import main
@@ -26,8 +25,18 @@ EVIL_PATH = 'pkg/"><svg onload="window.__pwned = 3">.py'
 
 def run(task, policy, fault="none", outcome="passed", **extra):
     fields = dict(
-        task=task, family="simple", policy=policy, fault=fault, outcome=outcome, mode="micro", steps=2, tokens=100,
-        prompt_tokens=90, completion_tokens=10, tool_calls=2, macro_calls=0,
+        task=task,
+        family="simple",
+        policy=policy,
+        fault=fault,
+        outcome=outcome,
+        mode="micro",
+        steps=2,
+        tokens=100,
+        prompt_tokens=90,
+        completion_tokens=10,
+        tool_calls=2,
+        macro_calls=0,
     )
     fields.update(extra)
     return RunResult(**fields)
@@ -48,15 +57,27 @@ HOSTILE = run(
     transcript=[
         {"role": "system", "content": "You are a coding agent."},
         {"role": "user", "content": XSS},
-        {"role": "assistant", "content": "", "tool_call": {"name": "write_file", "arguments": {"path": EVIL_PATH, "content": XSS}}},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_call": {"name": "write_file", "arguments": {"path": EVIL_PATH, "content": XSS}},
+        },
         {"role": "tool", "content": XSS},
         {"role": "assistant", "content": "", "tool_call": {"name": "read_file", "arguments": {"path": "calc/ops.py"}}},
         {"role": "tool", "content": LONG_READ},
         # the chat-completions wire format a real model's transcript is recorded in
-        {"role": "assistant", "content": XSS, "tool_calls": [
-            {"id": "call_3", "type": "function", "function": {"name": "edit_file", "arguments": json.dumps({"path": EVIL_PATH, "new": XSS})}},
-            {"id": "call_4", "type": "function", "function": {"name": "run_tests", "arguments": XSS}},
-        ]},
+        {
+            "role": "assistant",
+            "content": XSS,
+            "tool_calls": [
+                {
+                    "id": "call_3",
+                    "type": "function",
+                    "function": {"name": "edit_file", "arguments": json.dumps({"path": EVIL_PATH, "new": XSS})},
+                },
+                {"id": "call_4", "type": "function", "function": {"name": "run_tests", "arguments": XSS}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_3", "content": "edited"},
         {"role": "tool", "tool_call_id": "call_4", "content": "error: arguments are not JSON"},
     ],
@@ -161,9 +182,16 @@ def test_repeated_long_texts_are_stored_once_and_none_is_mistaken_for_a_referenc
     assert hostile["transcript"][1]["content"] == XSS  # short texts stay in place
 
     sneaky = "\u00000"  # a text that looks like a reference is itself shared, so it reads back as itself
-    runs = [{"diff": sneaky, "verifier_tail": "", "transcript": []}, {"diff": LONG_READ, "verifier_tail": LONG_READ, "transcript": []}]
+    runs = [
+        {"diff": sneaky, "verifier_tail": "", "transcript": []},
+        {"diff": LONG_READ, "verifier_tail": LONG_READ, "transcript": []},
+    ]
     shared = share_repeated_texts(runs)
-    assert [shared[int(r[key][1:])] for r in runs for key in ("diff", "verifier_tail") if r[key]] == [sneaky, LONG_READ, LONG_READ]
+    assert [shared[int(r[key][1:])] for r in runs for key in ("diff", "verifier_tail") if r[key]] == [
+        sneaky,
+        LONG_READ,
+        LONG_READ,
+    ]
 
 
 def test_a_huge_diff_is_cut_with_a_note():
@@ -178,7 +206,10 @@ def test_failures_first_orders_errors_then_failures_then_passes():
 # A record with the provider's own usage (real-model adapters add these fields).
 WithProvider = make_dataclass(
     "WithProvider",
-    [(name, "int | None", None) for name in ("provider_prompt_tokens", "provider_completion_tokens", "provider_cached_tokens")],
+    [
+        (name, "int | None", None)
+        for name in ("provider_prompt_tokens", "provider_completion_tokens", "provider_cached_tokens")
+    ],
     bases=(RunResult,),
     frozen=True,
 )
@@ -186,7 +217,9 @@ WithProvider = make_dataclass(
 
 def test_provider_tokens_get_a_column_only_when_present():
     assert "provider_tokens" not in payload(render_html(RUNS))["run_columns"]
-    billed = WithProvider(**{**run("c", "micro").to_dict(), "provider_prompt_tokens": 80, "provider_completion_tokens": 9})
+    billed = WithProvider(
+        **{**run("c", "micro").to_dict(), "provider_prompt_tokens": 80, "provider_completion_tokens": 9}
+    )
     data = payload(render_html([billed, run("d", "micro")]))
     assert data["run_columns"][data["run_columns"].index("tokens") + 1] == "provider_tokens"
     assert data["runs"][0]["provider_prompt_tokens"] == 80 and data["runs"][0]["provider_cached_tokens"] is None
@@ -203,7 +236,9 @@ def test_granularity_report_builds_the_page_from_a_saved_report(tmp_path, capsys
 def test_granularity_html_option_writes_the_page(pytester):
     shutil.copytree(DATA / "tasks" / "fix-add", pytester.path / "tasks" / "fix-add")
     shutil.copytree(DATA / "minipkg", pytester.path / "minipkg")
-    result = pytester.runpytest("tasks", "--granularity=micro", "--granularity-html=out/runs.html", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "tasks", "--granularity=micro", "--granularity-html=out/runs.html", "-p", "no:cacheprovider"
+    )
     result.stdout.fnmatch_lines(["html: *runs.html"])
     data = payload((pytester.path / "out" / "runs.html").read_text())
     (only,) = data["runs"]
@@ -216,16 +251,30 @@ def test_pytest_html_gets_columns_the_run_inline_and_a_link(pytester):
     shutil.copytree(DATA / "tasks" / "fix-add", pytester.path / "tasks" / "fix-add")
     shutil.copytree(DATA / "minipkg", pytester.path / "minipkg")
     result = pytester.runpytest(
-        "tasks", "--granularity=micro", "--html=out/session.html", "--self-contained-html",
-        "--granularity-html=out/runs.html", "-p", "no:cacheprovider",
+        "tasks",
+        "--granularity=micro",
+        "--html=out/session.html",
+        "--self-contained-html",
+        "--granularity-html=out/runs.html",
+        "-p",
+        "no:cacheprovider",
     )
     result.assert_outcomes(passed=1)
     page = (pytester.path / "out" / "session.html").read_text()
     table = html.unescape(re.search(r'data-jsonblob="([^"]*)"', page).group(1))
     data = json.loads(table)
     (test,) = [t for tests in data["tests"].values() for t in tests]
-    assert [re.sub("<[^>]+>", "", c) for c in test["resultsTableRow"][2:6]] == ["micro / none", str(_run(pytester)["steps"]), str(_run(pytester)["tokens"]), "-"]
-    assert "granularity run" in test["log"] and "transition: route --micro--&gt; micro" in test["log"] and "+SCALE = 1" in test["log"]
+    assert [re.sub("<[^>]+>", "", c) for c in test["resultsTableRow"][2:6]] == [
+        "micro / none",
+        str(_run(pytester)["steps"]),
+        str(_run(pytester)["tokens"]),
+        "-",
+    ]
+    assert (
+        "granularity run" in test["log"]
+        and "transition: route --micro--&gt; micro" in test["log"]
+        and "+SCALE = 1" in test["log"]
+    )
     assert [e["content"] for e in test["extras"]] == ["runs.html#run=fix-add%7Cmicro%7Cnone"]
     assert "<th>tokens</th>" in html.unescape(page)
 

@@ -60,7 +60,9 @@ def _leftovers(tmp: Path) -> list[str]:
     [(signal.SIGINT, 0), (signal.SIGTERM, 0), (signal.SIGINT, 2), (signal.SIGTERM, 2)],
     ids=["sigint-serial", "sigterm-serial", "sigint-xdist", "sigterm-xdist"],
 )
-def test_a_signal_kills_the_verifier_and_removes_run_folders(data_copy: Path, tmp_path: Path, signum: int, workers: int) -> None:
+def test_a_signal_kills_the_verifier_and_removes_run_folders(
+    data_copy: Path, tmp_path: Path, signum: int, workers: int
+) -> None:
     tasks = _hanging_tasks(data_copy, 2)
     pids, scratch = tmp_path / "pids", tmp_path / "tmp"
     pids.mkdir()
@@ -68,10 +70,22 @@ def test_a_signal_kills_the_verifier_and_removes_run_folders(data_copy: Path, tm
     env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(scratch), GRANULARITY_TEST_PIDS=str(pids))
     # The verifier leaves its pid outside its workspace, which the sandbox forbids (and inside
     # one a pid is the namespace's); test_sandbox covers what a sandboxed run leaves behind.
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--granularity=micro", "--granularity-sandbox=none", str(tasks)]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--granularity=micro",
+        "--granularity-sandbox=none",
+        str(tasks),
+    ]
     if workers:
         command += ["-n", str(workers)]
-    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         assert _wait_for(lambda: len(list(pids.iterdir())) >= max(workers, 1)), "the verifiers never started"
         assert all(_alive(int(p.name)) for p in pids.iterdir()) and _leftovers(scratch)

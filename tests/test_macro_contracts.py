@@ -51,13 +51,43 @@ def broken(tmp_path):
 @pytest.mark.parametrize(
     ("edit", "file", "field", "words"),
     [
-        (lambda c: c.replace("owner: pytest-granularity\n", ""), "contract.yaml", "<root>", "'owner' is a required property"),
+        (
+            lambda c: c.replace("owner: pytest-granularity\n", ""),
+            "contract.yaml",
+            "<root>",
+            "'owner' is a required property",
+        ),
         (lambda c: c.replace("[precondition_mismatch,", "[flaky,"), "contract.yaml", "failure_classes.0", "flaky"),
-        (lambda c: c.replace("parameters:\n  type: object", "parameters:\n  type: array"), "contract.yaml", "parameters.type", "object root"),
-        (lambda c: c.replace("minItems: 1", "minItems: -1"), "contract.yaml", "parameters.properties.files.minItems", "not a valid JSON Schema"),
-        (lambda c: c.replace("run: runtime:run", "run: runtime:missing"), "contract.yaml", "run", "no function 'missing'"),
-        (lambda c: c.replace("check: runtime:validate", "check: nofile:validate"), "contract.yaml", "validation.check", "no file nofile.py"),
-        (lambda c: c.replace("name: replace-and-verify", "name: other"), "SKILL.md", "name", "must be 'replace-and-verify'"),
+        (
+            lambda c: c.replace("parameters:\n  type: object", "parameters:\n  type: array"),
+            "contract.yaml",
+            "parameters.type",
+            "object root",
+        ),
+        (
+            lambda c: c.replace("minItems: 1", "minItems: -1"),
+            "contract.yaml",
+            "parameters.properties.files.minItems",
+            "not a valid JSON Schema",
+        ),
+        (
+            lambda c: c.replace("run: runtime:run", "run: runtime:missing"),
+            "contract.yaml",
+            "run",
+            "no function 'missing'",
+        ),
+        (
+            lambda c: c.replace("check: runtime:validate", "check: nofile:validate"),
+            "contract.yaml",
+            "validation.check",
+            "no file nofile.py",
+        ),
+        (
+            lambda c: c.replace("name: replace-and-verify", "name: other"),
+            "SKILL.md",
+            "name",
+            "must be 'replace-and-verify'",
+        ),
         (lambda c: "no front matter", "SKILL.md", "<front matter>", "must start with"),
     ],
 )

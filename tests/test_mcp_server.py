@@ -14,8 +14,8 @@ import pytest
 mcp = pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
-
 from conftest import REPO  # noqa: E402
+
 from pytest_granularity.audit import AuditLog, audit_records  # noqa: E402
 from pytest_granularity.cli import main  # noqa: E402
 from pytest_granularity.contracts import mcp_tool  # noqa: E402
@@ -92,7 +92,11 @@ def test_the_micro_policy_offers_micro_tools_that_validate_arguments_and_refuse_
         async with mcp.Client(build_server(served)) as client:
             await call(client, "start_task", {"prompt": fix_add.prompt})
             tools = (await client.list_tools()).tools
-            return tools, await call(client, "read_file", {}), await call(client, "read_file", {"path": "../outside.txt"})
+            return (
+                tools,
+                await call(client, "read_file", {}),
+                await call(client, "read_file", {"path": "../outside.txt"}),
+            )
 
     tools, missing, escape = anyio.run(drive)
     assert [t.name for t in tools] == list(MICRO_TOOLS)
@@ -123,16 +127,22 @@ def test_an_early_fault_degrades_to_micro_tools_one_way_and_says_so(repo, tmp_pa
             return failed, after, await call(client, "replace_and_verify", FIX), await call(client, "edit_file", EDIT)
 
     (is_error, text), after, again, edited = anyio.run(drive)
-    assert is_error and text.startswith("replace_and_verify failed (executor_exception): InjectedFault: injected early fault")
-    assert "Macro skills are no longer available" in text and text.endswith("tools offered now: " + ", ".join(MICRO_TOOLS))
+    assert is_error and text.startswith(
+        "replace_and_verify failed (executor_exception): InjectedFault: injected early fault"
+    )
+    assert "Macro skills are no longer available" in text and text.endswith(
+        "tools offered now: " + ", ".join(MICRO_TOOLS)
+    )
     assert ("ToolsListChanged" if mode == "auto" else "notifications/tools/list_changed") in notices
     assert after == list(MICRO_TOOLS)
     assert again[0] and again[1].startswith("error: 'replace_and_verify' is not offered now (micro)")
     assert edited == (False, "edited calc/ops.py")
     calls = [e for e in events(tmp_path) if e["event"] == "call"]
     assert calls[0]["transitions"] == [
-        "macro --macro_failed(replace_and_verify)--> classify", "classify --failure_classified(executor_exception)--> decide",
-        "decide --degrade--> degrade", "degrade --switch_to_micro--> micro",
+        "macro --macro_failed(replace_and_verify)--> classify",
+        "classify --failure_classified(executor_exception)--> decide",
+        "decide --degrade--> degrade",
+        "degrade --switch_to_micro--> micro",
     ]
     assert calls[0]["state"] == "micro" and calls[0]["offered"] == list(MICRO_TOOLS)
 
@@ -152,7 +162,11 @@ def test_a_tool_that_is_not_offered_is_refused_and_audited(repo, tmp_path, fix_a
     assert restart[0] and "not offered now (macro)" in restart[1]
     assert "SCALE = 2" in (repo / "calc" / "ops.py").read_text()
     refused = [e for e in events(tmp_path) if e["event"] == "refused"]
-    assert [(e["task"], e["tool"]) for e in refused] == [(None, "edit_file"), ("mcp-test-1", "edit_file"), ("mcp-test-1", "start_task")]
+    assert [(e["task"], e["tool"]) for e in refused] == [
+        (None, "edit_file"),
+        ("mcp-test-1", "edit_file"),
+        ("mcp-test-1", "start_task"),
+    ]
 
 
 def test_the_macro_policy_ends_the_task_at_a_failure_and_the_log_reads_back(repo, tmp_path, fix_add, capsys):
@@ -165,10 +179,18 @@ def test_the_macro_policy_ends_the_task_at_a_failure_and_the_log_reads_back(repo
 
     (is_error, text), after = anyio.run(drive)
     served.close()
-    assert is_error and "task mcp-test-1 stopped after a precondition_mismatch failure: policy macro does not recover" in text
+    assert (
+        is_error
+        and "task mcp-test-1 stopped after a precondition_mismatch failure: policy macro does not recover" in text
+    )
     assert after == ["start_task"]
     (record,) = audit_records(tmp_path / "audit.jsonl")
-    assert (record.outcome, record.stop_reason, record.failure_class, record.degraded) == ("unverified", "macro_failed", "precondition_mismatch", False)
+    assert (record.outcome, record.stop_reason, record.failure_class, record.degraded) == (
+        "unverified",
+        "macro_failed",
+        "precondition_mismatch",
+        False,
+    )
     assert record.transitions[-1] == "decide --stop--> verify" and record.macro_log[0]["macro"] == "replace_and_verify"
     assert main(["report", "-v", str(tmp_path / "audit.jsonl")]) == 0
     assert "mcp-test-1  macro   none   unverified  1      " in capsys.readouterr().out
@@ -231,7 +253,12 @@ def test_a_real_stdio_session_routes_fails_degrades_finishes_and_reads_back(repo
     assert "finished. 2 calls (1 to macros), degraded to micro tools; changed paths: calc/ops.py" in finished[1]
     assert "SCALE = 1" in (repo / "calc" / "ops.py").read_text()
     (record,) = audit_records(audit)
-    assert (record.policy, record.failure_class, record.degraded, record.stop_reason) == ("hybrid", "precondition_mismatch", True, "finished")
+    assert (record.policy, record.failure_class, record.degraded, record.stop_reason) == (
+        "hybrid",
+        "precondition_mismatch",
+        True,
+        "finished",
+    )
     assert record.transitions[-2:] == ["degrade --switch_to_micro--> micro", "micro --finish--> verify"]
     assert main(["report", str(audit)]) == 0
     assert "hybrid  none   1     0.000    [0.000, 0.000]  2.00 / 2" in capsys.readouterr().out
@@ -246,22 +273,38 @@ def test_the_circuit_breaker_holds_across_the_tasks_of_a_session(repo, tmp_path,
     served = ToolSession(repo, settings, AuditLog(tmp_path / "audit.jsonl", {}), "mcp-test")
     for _ in range(2):
         served.call("start_task", {"prompt": fix_add.prompt})
-        assert "replace_and_verify failed (executor_exception): RuntimeError" in served.call("replace_and_verify", FIX).text
+        assert (
+            "replace_and_verify failed (executor_exception): RuntimeError"
+            in served.call("replace_and_verify", FIX).text
+        )
         served.call("finish", {})
     served.call("start_task", {"prompt": fix_add.prompt})
     assert served.offered() == ["move_module", "summarize_module", "finish"]
-    assert served.call("replace_and_verify", FIX).text.startswith("error: 'replace_and_verify' is not offered now (macro)")
+    assert served.call("replace_and_verify", FIX).text.startswith(
+        "error: 'replace_and_verify' is not offered now (macro)"
+    )
 
 
 def test_sigterm_ends_the_server_cleanly_and_records_the_open_task(repo, tmp_path):
     audit = tmp_path / "term.jsonl"
     command = [sys.executable, "-m", "pytest_granularity.cli", "serve-mcp", str(repo), "--audit", str(audit)]
-    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)})
+    server = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
     for message in (
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "start_task", "arguments": {"prompt": "Fix calc/ops.py"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "start_task", "arguments": {"prompt": "Fix calc/ops.py"}},
+        },
     ):
         server.stdin.write((json.dumps(message) + "\n").encode())
         server.stdin.flush()
@@ -274,7 +317,9 @@ def test_sigterm_ends_the_server_cleanly_and_records_the_open_task(repo, tmp_pat
     assert record.stop_reason == "session_closed" and record.steps == 0
 
 
-def test_finishing_the_macro_phase_without_a_successful_macro_is_a_failure_the_recovery_decides(repo, tmp_path, fix_add):
+def test_finishing_the_macro_phase_without_a_successful_macro_is_a_failure_the_recovery_decides(
+    repo, tmp_path, fix_add
+):
     hybrid = session(repo, tmp_path, FIXED_POLICIES["hybrid"])
     hybrid.call("start_task", {"prompt": fix_add.prompt})
     reply = hybrid.call("finish", {})
@@ -283,5 +328,7 @@ def test_finishing_the_macro_phase_without_a_successful_macro_is_a_failure_the_r
     macro = session(repo, tmp_path / "macro", FIXED_POLICIES["macro"])
     macro.call("start_task", {"prompt": fix_add.prompt})
     reply = macro.call("finish", {})
-    assert reply.is_error and "stopped after a precondition_mismatch failure: policy macro does not recover" in reply.text
+    assert (
+        reply.is_error and "stopped after a precondition_mismatch failure: policy macro does not recover" in reply.text
+    )
     assert macro.offered() == ["start_task"]

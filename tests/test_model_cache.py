@@ -7,8 +7,8 @@ import json
 import shutil
 
 import pytest
-
 from model_stub import Script, calls, factory, settings
+
 from pytest_granularity.agents.model_cache import request_key
 from pytest_granularity.agents.stub_server import ChatServer
 from pytest_granularity.policies import FIXED_POLICIES
@@ -23,7 +23,9 @@ SCRIPT = [calls(("read_file", {"path": "calc/ops.py"})), calls(FIX), calls(("fin
 
 def record(task, cache, answers=SCRIPT, mode="auto", session="s1"):
     with ChatServer(Script(answers)) as server:
-        result = run_task(task, MICRO, "none", settings(factory(server.base_url, cache=cache, mode=mode, session=session)))
+        result = run_task(
+            task, MICRO, "none", settings(factory(server.base_url, cache=cache, mode=mode, session=session))
+        )
     return result, server.requests
 
 
@@ -33,7 +35,10 @@ def test_a_replay_with_the_server_gone_reproduces_the_record(fix_add, tmp_path):
     files = sorted(cache.iterdir())
     assert len(files) == len(requests) == 3 and not list(cache.glob(".*"))
     entry = json.loads(files[0].read_text())
-    assert set(entry) == {"key", "session", "request", "response"} and files[0].name == f"{request_key(entry['request'])}.json"
+    assert (
+        set(entry) == {"key", "session", "request", "response"}
+        and files[0].name == f"{request_key(entry['request'])}.json"
+    )
     replayed = run_task(fix_add, MICRO, "none", settings(factory(None, cache=cache, mode="replay")))
     assert replayed.to_dict() == recorded.to_dict() and replayed.success
 
@@ -75,4 +80,7 @@ def test_recordings_of_different_shards_merge_without_conflicts(fix_add, tmp_pat
     for shard in (shard1, shard2):
         shutil.copytree(shard, merged, dirs_exist_ok=True)
     for task, recorded in ((fix_add, first), (other, second)):
-        assert run_task(task, MICRO, "none", settings(factory(None, cache=merged, mode="replay"))).to_dict() == recorded.to_dict()
+        assert (
+            run_task(task, MICRO, "none", settings(factory(None, cache=merged, mode="replay"))).to_dict()
+            == recorded.to_dict()
+        )

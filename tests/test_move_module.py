@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from macro_helpers import call, workspace
 
 BASE = {
@@ -34,18 +33,42 @@ def moved(tmp_path, user_code, source="pkg/a.py", destination="pkg/sub/a2.py", *
         ("from .. import a\n", "from pkg.sub import a2 as a\n"),
         ("from ..a import helper\n", "from pkg.sub.a2 import helper\n"),
         ("from ..a import helper as h\n", "from pkg.sub.a2 import helper as h\n"),
-        ('from unittest import mock\np = mock.patch("pkg.a.helper")\n', 'from unittest import mock\np = mock.patch("pkg.sub.a2.helper")\n'),
-        ("import importlib\nm = importlib.import_module('pkg.a')\n", "import importlib\nm = importlib.import_module('pkg.sub.a2')\n"),
+        (
+            'from unittest import mock\np = mock.patch("pkg.a.helper")\n',
+            'from unittest import mock\np = mock.patch("pkg.sub.a2.helper")\n',
+        ),
+        (
+            "import importlib\nm = importlib.import_module('pkg.a')\n",
+            "import importlib\nm = importlib.import_module('pkg.sub.a2')\n",
+        ),
         ("import pkg\nx = pkg.a.helper()\n", "import pkg\nx = pkg.sub.a2.helper()\n"),
         ("import pkg.models\nx = pkg.a.helper()\n", "import pkg.models\nx = pkg.sub.a2.helper()\n"),
         ("import pkg as p\nx = p.a.helper()\n", "import pkg as p\nx = p.sub.a2.helper()\n"),
-        ("from unittest import mock\nm = mock.patch('pkg.a')\nn = 'a'\n", "from unittest import mock\nm = mock.patch('pkg.sub.a2')\nn = 'a'\n"),
+        (
+            "from unittest import mock\nm = mock.patch('pkg.a')\nn = 'a'\n",
+            "from unittest import mock\nm = mock.patch('pkg.sub.a2')\nn = 'a'\n",
+        ),
         ("from pkg import *\n", "from pkg import *\n"),
     ],
-    ids=["import-attr", "import-as", "from-import", "from-import-multiline", "from-parent", "from-parent-as",
-         "from-parent-split", "relative-parent", "relative-module", "relative-as", "mock-patch-string", "import-module-string",
-         "attribute-through-bare-parent-import", "attribute-through-sibling-import", "attribute-through-parent-alias",
-         "only-dotted-strings", "star-import-that-never-reads-the-name"],
+    ids=[
+        "import-attr",
+        "import-as",
+        "from-import",
+        "from-import-multiline",
+        "from-parent",
+        "from-parent-as",
+        "from-parent-split",
+        "relative-parent",
+        "relative-module",
+        "relative-as",
+        "mock-patch-string",
+        "import-module-string",
+        "attribute-through-bare-parent-import",
+        "attribute-through-sibling-import",
+        "attribute-through-parent-alias",
+        "only-dotted-strings",
+        "star-import-that-never-reads-the-name",
+    ],
 )
 def test_rewrites_each_import_form(tmp_path, code, expected):
     outcome, ws = moved(tmp_path, code)
@@ -69,8 +92,17 @@ def test_moving_into_a_new_folder_creates_the_package(tmp_path):
 
 
 def test_moving_a_package(tmp_path):
-    files = {"pkg/inner/__init__.py": "from .core import run\n", "pkg/inner/core.py": "from ..models import Thing\nrun = Thing\n"}
-    outcome, ws = moved(tmp_path, "from pkg.inner.core import run\nimport pkg.inner\n", source="pkg/inner", destination="pkg/sub/inner", **files)
+    files = {
+        "pkg/inner/__init__.py": "from .core import run\n",
+        "pkg/inner/core.py": "from ..models import Thing\nrun = Thing\n",
+    }
+    outcome, ws = moved(
+        tmp_path,
+        "from pkg.inner.core import run\nimport pkg.inner\n",
+        source="pkg/inner",
+        destination="pkg/sub/inner",
+        **files,
+    )
     assert outcome.ok, outcome.reason
     assert (ws.root / "pkg/sub/user.py").read_text() == "from pkg.sub.inner.core import run\nimport pkg.sub.inner\n"
     assert (ws.root / "pkg/sub/inner/core.py").read_text() == "from pkg.models import Thing\nrun = Thing\n"
@@ -95,18 +127,39 @@ def test_a_passing_suite_validates(tmp_path):
     [
         ("", {"README.md": "See pkg.a for helpers.\n"}, "README.md (not Python) refers to pkg.a"),
         ("", {"config.json": '{"module": "pkg/a.py"}'}, "config.json (not Python) refers to pkg.a"),
-        ("import pkg\npkg = None\nx = pkg.a.helper()\n", {}, "through the name pkg, which is bound to more than a module"),
+        (
+            "import pkg\npkg = None\nx = pkg.a.helper()\n",
+            {},
+            "through the name pkg, which is bound to more than a module",
+        ),
         ("from pkg import *\nx = a.helper()\n", {}, "may bind a (no literal __all__), and this file reads that name"),
         ("from pkg import *\n", {"pkg/__init__.py": "__all__ = ['a']\n"}, "binds a through pkg.__all__"),
         ("from pkg import *\n", {"pkg/other.py": "from pkg.sub.user import *\n"}, "this file is star-imported further"),
-        ("", {"pkg/__init__.py": "from .a import *\nhelp = a.helper\n"}, "bound only as a side effect of importing the submodule"),
-        ("", {"pkg/hook.py": "import sys\nsys.meta_path.append(object())\nBASE = 'pkg'\n"}, "installs an import hook (sys.meta_path)"),
+        (
+            "",
+            {"pkg/__init__.py": "from .a import *\nhelp = a.helper\n"},
+            "bound only as a side effect of importing the submodule",
+        ),
+        (
+            "",
+            {"pkg/hook.py": "import sys\nsys.meta_path.append(object())\nBASE = 'pkg'\n"},
+            "installs an import hook (sys.meta_path)",
+        ),
         ('name = "a"\nx = f"pkg.a.{name}"\n', {}, "f-string"),
         ("", {"pkg/sub/a2.py": "exists = True\n"}, "already exists"),
     ],
-    ids=["readme-reference", "json-path-reference", "shadowed-parent-name",
-         "star-import-whose-name-is-read", "star-import-through-all", "star-import-chained", "parent-reads-side-effect-name",
-         "import-hook", "f-string", "target-exists"],
+    ids=[
+        "readme-reference",
+        "json-path-reference",
+        "shadowed-parent-name",
+        "star-import-whose-name-is-read",
+        "star-import-through-all",
+        "star-import-chained",
+        "parent-reads-side-effect-name",
+        "import-hook",
+        "f-string",
+        "target-exists",
+    ],
 )
 def test_refuses_what_it_cannot_rewrite_before_any_write(tmp_path, code, extra, words):
     files = {**BASE, "pkg/sub/user.py": code, **extra}
@@ -156,7 +209,11 @@ def test_all_entries_keep_naming_a_renamed_module(tmp_path):
 
 
 def test_changelogs_and_packaging_metadata_do_not_block(tmp_path):
-    extra = {"CHANGELOG.md": "- pkg.a gained helper\n", "pkg.egg-info/SOURCES.txt": "pkg/a.py\n", "README.md": "pkg.ab is unrelated\n"}
+    extra = {
+        "CHANGELOG.md": "- pkg.a gained helper\n",
+        "pkg.egg-info/SOURCES.txt": "pkg/a.py\n",
+        "README.md": "pkg.ab is unrelated\n",
+    }
     outcome, _ = moved(tmp_path, "from pkg.a import helper\n", **extra)
     assert outcome.ok, outcome.reason
 
@@ -181,5 +238,8 @@ def test_refuses_a_use_through_an_alias_of_the_package_it_leaves(tmp_path):
     ws = workspace(tmp_path, files)
     outcome = call(ws, "move_module", source="pkg/sub/deep.py", destination="pkg/deep.py")
     assert outcome.failure_class == "precondition_mismatch"
-    assert "reaches pkg.sub.deep through s (module pkg.sub), and its new place pkg.deep is not inside that module" in outcome.reason
+    assert (
+        "reaches pkg.sub.deep through s (module pkg.sub), and its new place pkg.deep is not inside that module"
+        in outcome.reason
+    )
     assert not ws.changes()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from model_stub import Script, calls, error, factory, settings, text
+
 from pytest_granularity.agents.chat import Price
 from pytest_granularity.agents.stub_server import ChatServer
 from pytest_granularity.policies import FIXED_POLICIES
@@ -21,7 +21,9 @@ FIX = ("edit_file", {"path": "calc/ops.py", "old": "SCALE = 2", "new": "SCALE = 
 
 def run(task, answers, policy=MICRO, retries=0, **kwargs):
     with ChatServer(Script(answers)) as server:
-        result = run_task(task, policy, "none", settings(factory(server.base_url, retries, kwargs.pop("price", None)), **kwargs))
+        result = run_task(
+            task, policy, "none", settings(factory(server.base_url, retries, kwargs.pop("price", None)), **kwargs)
+        )
     return result, server.requests
 
 
@@ -32,8 +34,13 @@ def test_a_model_that_fixes_the_task_passes_and_sends_the_real_wire_format(fix_a
     assert last["parallel_tool_calls"] is False and last["temperature"] == 0.0 and last["model"] == "stub-model"
     assert [t["function"]["name"] for t in last["tools"]][:2] == ["list_files", "read_file"]
     assistant, tool = last["messages"][2], last["messages"][3]
-    assert assistant["tool_calls"][0]["id"] == "call_1" and assistant["tool_calls"][0]["function"]["name"] == "read_file"
-    assert tool == {"role": "tool", "tool_call_id": "call_1", "content": tool["content"]} and "SCALE = 2" in tool["content"]
+    assert (
+        assistant["tool_calls"][0]["id"] == "call_1" and assistant["tool_calls"][0]["function"]["name"] == "read_file"
+    )
+    assert (
+        tool == {"role": "tool", "tool_call_id": "call_1", "content": tool["content"]}
+        and "SCALE = 2" in tool["content"]
+    )
     assert last["messages"] == result.transcript[: len(last["messages"])]
     assert [c["request"]["messages"] for c in result.model_calls] == [len(r["messages"]) for r in requests]
 
@@ -52,17 +59,30 @@ def test_a_model_that_only_talks_stops_at_the_step_limit(fix_add):
 
 
 def test_malformed_arguments_and_unknown_tools_are_error_observations(fix_add):
-    result, _ = run(fix_add, [calls(("read_file", '{"path": "calc/ops.py"')), calls(("rm_rf", {})), calls(("read_file", "[1]")), calls(FIX), calls(("finish", {}))])
+    result, _ = run(
+        fix_add,
+        [
+            calls(("read_file", '{"path": "calc/ops.py"')),
+            calls(("rm_rf", {})),
+            calls(("read_file", "[1]")),
+            calls(FIX),
+            calls(("finish", {})),
+        ],
+    )
     assert result.success and result.steps == 4
     observations = [m["content"] for m in result.transcript if m["role"] == "tool"]
     assert observations[0].startswith("error: the arguments of read_file are not a JSON object (invalid JSON")
     assert "'rm_rf' is not available" in observations[1]
     assert "a JSON list, not an object" in observations[2]
-    assert result.transcript[2]["tool_calls"][0]["function"]["arguments"] == '{"path": "calc/ops.py"', "the raw text is kept as sent"
+    assert result.transcript[2]["tool_calls"][0]["function"]["arguments"] == '{"path": "calc/ops.py"', (
+        "the raw text is kept as sent"
+    )
 
 
 def test_a_macros_malformed_arguments_stay_a_protocol_failure(fix_add):
-    result, _ = run(fix_add, [calls(("replace_and_verify", '{"files": ')), calls(FIX), calls(("finish", {}))], policy=HYBRID)
+    result, _ = run(
+        fix_add, [calls(("replace_and_verify", '{"files": ')), calls(FIX), calls(("finish", {}))], policy=HYBRID
+    )
     assert result.failure_class == "protocol_failure" and result.degraded and result.success
     assert result.macro_calls == 1 and "arguments are not a JSON object" in result.transcript[3]["content"]
 
@@ -79,7 +99,11 @@ def test_a_degrade_note_waits_for_the_replys_other_answers(fix_add):
     broken = ("replace_and_verify", {"files": ["calc/ops.py"], "old": "SCALE = 7", "new": "SCALE = 1"})
     result, _ = run(fix_add, [calls(broken, ("list_files", {})), calls(("finish", {}))], policy=HYBRID)
     roles = [m["role"] for m in result.transcript]
-    assert result.degraded and result.stop_reason == "finished" and roles[2:] == ["assistant", "tool", "tool", "user", "assistant"]
+    assert (
+        result.degraded
+        and result.stop_reason == "finished"
+        and roles[2:] == ["assistant", "tool", "tool", "user", "assistant"]
+    )
     assert "Macro skills are no longer available" in result.transcript[5]["content"]
 
 
@@ -92,7 +116,12 @@ def test_a_context_length_error_fails_the_run_with_its_own_stop_reason(fix_add):
 
 def test_the_token_budget_stops_a_run_as_failed(fix_add):
     result, _ = run(fix_add, [calls(("list_files", {}), usage=Usage(600, 10))], max_tokens=1000)
-    assert result.outcome == "failed" and result.stop_reason == "token_limit" and result.steps == 1 and result.tokens == 1220
+    assert (
+        result.outcome == "failed"
+        and result.stop_reason == "token_limit"
+        and result.steps == 1
+        and result.tokens == 1220
+    )
 
 
 def test_a_refused_key_is_named_by_its_variable_never_its_value(fix_add, monkeypatch):
@@ -128,7 +157,11 @@ def test_an_unreachable_server_is_an_infrastructure_error(fix_add):
 def test_provider_usage_is_billed_and_priced(fix_add):
     answers = [calls(FIX, usage=Usage(1000, 50, cached=400)), calls(("finish", {}), usage=Usage(1200, 20, cached=1000))]
     result, _ = run(fix_add, answers, price=Price(2.0, 8.0, 0.5))
-    assert (result.provider_prompt_tokens, result.provider_completion_tokens, result.provider_cached_tokens) == (2200, 70, 1400)
+    assert (result.provider_prompt_tokens, result.provider_completion_tokens, result.provider_cached_tokens) == (
+        2200,
+        70,
+        1400,
+    )
     assert result.token_source == "provider" and result.tokens == 2270 and result.local_tokens != result.tokens
     assert result.cost == pytest.approx((600 * 2.0 + 400 * 0.5 + 50 * 8 + 200 * 2.0 + 1000 * 0.5 + 20 * 8) / 1e6)
     local, _ = run(fix_add, answers, token_source="local")
@@ -145,13 +178,23 @@ def test_an_agent_that_cannot_be_built_is_an_error_result(fix_add):
 
 def test_the_agent_never_sees_the_solution_or_the_verifier(fix_add):
     """Every request the agent sends, for a model that looks everywhere, holds no byte of the answer."""
-    script = [calls(("list_files", {})), calls(("read_file", {"path": "calc/ops.py"})), calls(("run_tests", {})), calls(("show_diff", {})), calls(("finish", {}))]
-    secrets = [p.read_text() for p in (fix_add.solution_overlay.rglob("*.py"))] + [p.read_text() for p in fix_add.verifier_tests.rglob("*.py")]
+    script = [
+        calls(("list_files", {})),
+        calls(("read_file", {"path": "calc/ops.py"})),
+        calls(("run_tests", {})),
+        calls(("show_diff", {})),
+        calls(("finish", {})),
+    ]
+    secrets = [p.read_text() for p in (fix_add.solution_overlay.rglob("*.py"))] + [
+        p.read_text() for p in fix_add.verifier_tests.rglob("*.py")
+    ]
     secrets.append(str(fix_add.macro.args))
     for policy in (MICRO, HYBRID):
         _, requests = run(fix_add, script, policy=policy)
         sent = str(requests)
-        assert len(requests) == (5 if policy is MICRO else 6), "hybrid: finishing with no macro applied degrades, one more call"
+        assert len(requests) == (5 if policy is MICRO else 6), (
+            "hybrid: finishing with no macro applied degrades, one more call"
+        )
         for secret in secrets:
             assert secret not in sent and secret.replace("\n", "\\n") not in sent
         assert "SCALE = 1" not in sent and "test_add_is_plain_sum" not in sent

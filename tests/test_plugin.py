@@ -7,7 +7,6 @@ import re
 import shutil
 
 import pytest
-
 from conftest import DATA, REPO
 
 
@@ -48,7 +47,9 @@ def test_a_rejected_run_shows_the_verifier_output(project):
     )
     result = project.runpytest("tasks", "--granularity=micro")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*verifier rejected the final workspace*", "*changed paths: calc/ops.py*", "*impossible demand*"])
+    result.stdout.fnmatch_lines(
+        ["*verifier rejected the final workspace*", "*changed paths: calc/ops.py*", "*impossible demand*"]
+    )
 
 
 def test_a_malformed_task_is_a_collection_error_naming_file_and_field(project):
@@ -80,11 +81,15 @@ def test_records_travel_in_user_properties(project):
 def test_xdist_gives_the_same_table_and_report(project):
     pytest.importorskip("xdist")
     serial = project.runpytest_subprocess("tasks", "--granularity=all", "--granularity-report=serial.json")
-    parallel = project.runpytest_subprocess("tasks", "--granularity=all", "-n", "2", "--granularity-report=parallel.json")
+    parallel = project.runpytest_subprocess(
+        "tasks", "--granularity=all", "-n", "2", "--granularity-report=parallel.json"
+    )
     parallel.assert_outcomes(passed=12, failed=1)
     assert table(parallel.stdout.str()) == table(serial.stdout.str())
     for suffix in (".json", ".jsonl"):
-        assert without_latency((project.path / f"parallel{suffix}").read_text()) == without_latency((project.path / f"serial{suffix}").read_text())
+        assert without_latency((project.path / f"parallel{suffix}").read_text()) == without_latency(
+            (project.path / f"serial{suffix}").read_text()
+        )
 
 
 def without_latency(text: str) -> str:
@@ -107,11 +112,23 @@ def test_all_policies_with_faults(project):
     )
     rows = table(result.stdout.str())[1:]
     assert [r[:2] for r in rows] == [
-        ["micro", "none"], ["macro", "none"], ["macro", "early"], ["macro", "late"], ["hybrid", "none"], ["hybrid", "early"],
-        ["hybrid", "late"], ["heuristic", "none"], ["heuristic", "early"], ["heuristic", "late"], ["learned", "none"],
-        ["learned", "early"], ["learned", "late"],
+        ["micro", "none"],
+        ["macro", "none"],
+        ["macro", "early"],
+        ["macro", "late"],
+        ["hybrid", "none"],
+        ["hybrid", "early"],
+        ["hybrid", "late"],
+        ["heuristic", "none"],
+        ["heuristic", "early"],
+        ["heuristic", "late"],
+        ["learned", "none"],
+        ["learned", "early"],
+        ["learned", "late"],
     ]
-    result.stdout.fnmatch_lines(["*transitions: route --macro--> macro | macro --macro_failed(replace_and_verify)--> classify*"])
+    result.stdout.fnmatch_lines(
+        ["*transitions: route --macro--> macro | macro --macro_failed(replace_and_verify)--> classify*"]
+    )
 
 
 def test_recovery_override_names_the_policy(project):
@@ -166,13 +183,31 @@ def test_shards_merge_into_the_unsharded_report(project):
     whole = project.runpytest("tasks", "--granularity=micro,macro", "--granularity-report=whole.json")
     whole.assert_outcomes(passed=5, failed=1)
     for index in (1, 2):
-        shard = project.runpytest("tasks", "--granularity=micro,macro", f"--granularity-shard={index}/2", f"--granularity-report=shard{index}.json")
+        shard = project.runpytest(
+            "tasks",
+            "--granularity=micro,macro",
+            f"--granularity-shard={index}/2",
+            f"--granularity-report=shard{index}.json",
+        )
         assert shard.parseoutcomes()["deselected"] >= 2
     from pytest_granularity.cli import main
 
-    assert main(["merge", str(project.path / "shard1.json"), str(project.path / "shard2.json"), "-o", str(project.path / "merged.json")]) == 0
+    assert (
+        main(
+            [
+                "merge",
+                str(project.path / "shard1.json"),
+                str(project.path / "shard2.json"),
+                "-o",
+                str(project.path / "merged.json"),
+            ]
+        )
+        == 0
+    )
     for suffix in (".json", ".jsonl"):
-        assert without_latency((project.path / f"merged{suffix}").read_text()) == without_latency((project.path / f"whole{suffix}").read_text())
+        assert without_latency((project.path / f"merged{suffix}").read_text()) == without_latency(
+            (project.path / f"whole{suffix}").read_text()
+        )
 
 
 def test_a_bad_shard_is_a_usage_error(project):
@@ -198,7 +233,9 @@ def test_a_crashed_worker_is_an_error_row_not_a_lost_run(project):
             return {"crashy": Crashy}
         """
     )
-    result = project.runpytest_subprocess("tasks", "--granularity=micro", "--granularity-agent=crashy", "-n", "2", "--granularity-report=out.json")
+    result = project.runpytest_subprocess(
+        "tasks", "--granularity=micro", "--granularity-agent=crashy", "-n", "2", "--granularity-report=out.json"
+    )
     result.stdout.fnmatch_lines(["*crashed while running*fix-add-two*"])
     records = [json.loads(line) for line in (project.path / "out.jsonl").read_text().splitlines()]
     assert sorted((r["task"], r["outcome"]) for r in records) == [("fix-add", "passed"), ("fix-add-two", "error")]
@@ -212,7 +249,9 @@ def test_step_summary_plot_and_verbose_runs(project, monkeypatch):
     result = project.runpytest("tasks", "--granularity=micro,macro", "-v", "--granularity-plot=out.png")
     result.stdout.fnmatch_lines(["runs:", "*fix-add*macro*early*failed*1*executor_exception*", "plot: *out.*"])
     text = summary.read_text()
-    assert text.startswith("## pytest-granularity\n\n| policy | fault | runs |") and "| none | micro - macro | 1 |" in text
+    assert (
+        text.startswith("## pytest-granularity\n\n| policy | fault | runs |") and "| none | micro - macro | 1 |" in text
+    )
 
 
 def test_learned_without_a_router_is_a_usage_error(project):
@@ -225,12 +264,23 @@ def test_learned_without_a_router_is_a_usage_error(project):
 def test_faults_all_adds_early_and_late_wherever_a_macro_call_is_declared(project):
     plain = project.path / "tasks" / "fix-add-plain"
     shutil.copytree(project.path / "tasks" / "fix-add", plain)
-    text = (plain / "task.yaml").read_text().replace("id: fix-add\n", "id: fix-add-plain\n").replace("faults: [early, late]\n", "")
+    text = (
+        (plain / "task.yaml")
+        .read_text()
+        .replace("id: fix-add\n", "id: fix-add-plain\n")
+        .replace("faults: [early, late]\n", "")
+    )
     (plain / "task.yaml").write_text(text)
     declared = project.runpytest("tasks/fix-add-plain", "--granularity=macro,micro", "--collect-only", "-q")
     declared.stdout.fnmatch_lines(["*2 tests collected*"])
-    every = project.runpytest("tasks/fix-add-plain", "--granularity=macro,micro", "--granularity-faults=all", "--collect-only", "-q")
-    every.stdout.fnmatch_lines(["*fix-add-plain[[]macro-early[]]*", "*fix-add-plain[[]macro-late[]]*", "*4 tests collected*"])
+    every = project.runpytest(
+        "tasks/fix-add-plain", "--granularity=macro,micro", "--granularity-faults=all", "--collect-only", "-q"
+    )
+    every.stdout.fnmatch_lines(
+        ["*fix-add-plain[[]macro-early[]]*", "*fix-add-plain[[]macro-late[]]*", "*4 tests collected*"]
+    )
     (plain / "task.yaml").write_text(text.split("macro:\n")[0])
-    none = project.runpytest("tasks/fix-add-plain", "--granularity=macro", "--granularity-faults=all", "--collect-only", "-q")
+    none = project.runpytest(
+        "tasks/fix-add-plain", "--granularity=macro", "--granularity-faults=all", "--collect-only", "-q"
+    )
     none.stdout.fnmatch_lines(["*1 test collected*"])

@@ -60,6 +60,13 @@ def test_step_limit_stops_a_runaway_agent(fix_add):
 def test_same_inputs_same_tokens(fix_add):
     def tokens():
         with Workspace.for_task(fix_add) as ws:
-            return execute(fix_add, FIXED_POLICIES["micro"], ReferenceAgent(setup_for(ReferenceAgent, fix_add, ws.initial)), ToolContext(ws), MacroRegistry([]), Limits(20)).transcript.tokens
+            return execute(
+                fix_add,
+                FIXED_POLICIES["micro"],
+                ReferenceAgent(setup_for(ReferenceAgent, fix_add, ws.initial)),
+                ToolContext(ws),
+                MacroRegistry([]),
+                Limits(20),
+            ).transcript.tokens
 
     assert tokens() == tokens()

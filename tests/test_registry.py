@@ -8,8 +8,8 @@ import time
 import uuid
 
 import pytest
-
 from macro_helpers import workspace
+
 from pytest_granularity.contracts import _outlived
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
@@ -44,7 +44,9 @@ def test_a_macro_with_missing_needs_is_disabled_and_comes_back(tmp_path):
     (folder / "token.txt").write_text("now here")
     assert registry.unavailable("needy") is None, "re-checked without a restart"
     clone(tmp_path / "lib2", "exotic", "needs:\n  - module: no_such_module_xyz\n  - executable: no-such-binary-xyz\n")
-    assert MacroRegistry.load([tmp_path / "lib2"]).unavailable("exotic") == "needs the Python module 'no_such_module_xyz'"
+    assert (
+        MacroRegistry.load([tmp_path / "lib2"]).unavailable("exotic") == "needs the Python module 'no_such_module_xyz'"
+    )
 
 
 def test_the_breaker_opens_at_exactly_n_consecutive_malfunctions():
@@ -80,13 +82,20 @@ def test_dependencies_are_ordered_and_checked(tmp_path):
 def test_a_macro_composes_its_dependency(tmp_path):
     clone(tmp_path / "lib", "base-step")
     folder = clone(
-        tmp_path / "lib", "composed", "depends_on: [base_step]\n",
-        runtime_edit=lambda t: t.replace("def run(ctx: MacroContext) -> str:\n", "def run(ctx: MacroContext) -> str:\n    return ctx.call_dependency('base_step', ctx.args)\n"),
+        tmp_path / "lib",
+        "composed",
+        "depends_on: [base_step]\n",
+        runtime_edit=lambda t: t.replace(
+            "def run(ctx: MacroContext) -> str:\n",
+            "def run(ctx: MacroContext) -> str:\n    return ctx.call_dependency('base_step', ctx.args)\n",
+        ),
     )
     registry = MacroRegistry.load([tmp_path / "lib"], builtin=False)
     ws = workspace(tmp_path / "ws", {"a.py": "x = 1\n"})
     macro = registry.get("composed")
-    context = MacroContext(ws, {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}, dependencies={"base_step": registry.get("base_step")})
+    context = MacroContext(
+        ws, {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}, dependencies={"base_step": registry.get("base_step")}
+    )
     assert invoke(macro, context).ok and (tmp_path / "ws" / "a.py").read_text() == "x = 2\n"
     assert folder.exists()
 
@@ -94,7 +103,8 @@ def test_a_macro_composes_its_dependency(tmp_path):
 def test_a_timeout_stops_the_macro_and_leaves_no_process(tmp_path):
     token = f"granularity-test-{uuid.uuid4().hex}"
     folder = clone(
-        tmp_path / "lib", "sleepy",
+        tmp_path / "lib",
+        "sleepy",
         runtime_edit=lambda t: t.replace(
             "def run(ctx: MacroContext) -> str:\n",
             "def run(ctx: MacroContext) -> str:\n    import subprocess, sys\n"
@@ -121,15 +131,22 @@ def test_retrieval_offers_the_top_k_for_the_task():
 
 
 def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
+    import dataclasses
+
     from pytest_granularity.agents.reference import ReferenceAgent
     from pytest_granularity.policies import FIXED_POLICIES
     from pytest_granularity.runner import RunSettings, run_task
-    import dataclasses
-
     from pytest_granularity.tasks import MacroCall
 
-    clone(tmp_path / "lib", "broken-replace", fallback="replace_and_verify", runtime_edit=lambda t: t.replace(
-        "def run(ctx: MacroContext) -> str:\n", "def run(ctx: MacroContext) -> str:\n    raise RuntimeError('broken')\n"))
+    clone(
+        tmp_path / "lib",
+        "broken-replace",
+        fallback="replace_and_verify",
+        runtime_edit=lambda t: t.replace(
+            "def run(ctx: MacroContext) -> str:\n",
+            "def run(ctx: MacroContext) -> str:\n    raise RuntimeError('broken')\n",
+        ),
+    )
     registry = MacroRegistry.load([tmp_path / "lib"])
     task = dataclasses.replace(fix_add, macro=MacroCall("broken_replace", fix_add.macro.args))
     result = run_task(task, FIXED_POLICIES["macro"], "none", RunSettings(agent=ReferenceAgent, macros=registry))
@@ -140,6 +157,7 @@ def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
 
 def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty():
     from conftest import REPO
+
     from pytest_granularity.tasks import find_task_files, load_task
 
     registry = MacroRegistry.load([REPO / "examples" / "macros"])
@@ -148,4 +166,6 @@ def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty():
     missed = [t.id for t in tasks if t.macro.skill not in [m.name for m in registry.offer(t.prompt, 5)]]
     assert missed == []
     assert all(len(registry.offer(t.prompt, 5)) == 5 for t in tasks)
-    assert "replace_and_verify" in [m.name for m in registry.offer("an unrelated prompt", 5)], "a pinned macro is always offered"
+    assert "replace_and_verify" in [m.name for m in registry.offer("an unrelated prompt", 5)], (
+        "a pinned macro is always offered"
+    )

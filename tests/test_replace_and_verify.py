@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from macro_helpers import call, workspace
 
 FILES = {
@@ -13,7 +12,9 @@ FILES = {
 
 def test_replaces_in_every_file_and_validates_with_the_tests(tmp_path):
     ws = workspace(tmp_path, FILES)
-    outcome = call(ws, "replace_and_verify", files=["app/settings.py", "app/other.py"], old="LIMIT = 10", new="LIMIT = 5")
+    outcome = call(
+        ws, "replace_and_verify", files=["app/settings.py", "app/other.py"], old="LIMIT = 10", new="LIMIT = 5"
+    )
     assert outcome.ok, outcome.reason
     assert outcome.changes.modified == ("app/other.py", "app/settings.py")
     assert not outcome.violations

@@ -6,14 +6,33 @@ import pytest
 
 from pytest_granularity.cli import main
 from pytest_granularity.metrics import g_score, summarize
-from pytest_granularity.report import MARK_END, MARK_START, SCHEMA_VERSION, read_records, render_markdown, update_markdown, write_report
+from pytest_granularity.report import (
+    MARK_END,
+    MARK_START,
+    SCHEMA_VERSION,
+    read_records,
+    render_markdown,
+    update_markdown,
+    write_report,
+)
 from pytest_granularity.result import RunResult
 
 
 def run(task, policy, fault="none", outcome="passed", steps=2, tokens=100, macro_calls=0, failure=None, degraded=False):
     return RunResult(
-        task=task, family="simple", policy=policy, fault=fault, outcome=outcome, mode="micro", steps=steps, tokens=tokens,
-        prompt_tokens=tokens - 10, completion_tokens=10, tool_calls=steps, macro_calls=macro_calls, failure_class=failure,
+        task=task,
+        family="simple",
+        policy=policy,
+        fault=fault,
+        outcome=outcome,
+        mode="micro",
+        steps=steps,
+        tokens=tokens,
+        prompt_tokens=tokens - 10,
+        completion_tokens=10,
+        tool_calls=steps,
+        macro_calls=macro_calls,
+        failure_class=failure,
         degraded=degraded,
     )
 
@@ -36,9 +55,19 @@ def test_the_papers_g_score_rows():
 
 def test_summaries_by_hand():
     micro, macro, hybrid = summarize(reversed(RUNS))
-    assert (micro.policy, micro.runs, micro.success_rate, micro.mean_steps, micro.mean_tokens) == ("micro", 2, 1.0, 5.0, 500.0)
+    assert (micro.policy, micro.runs, micro.success_rate, micro.mean_steps, micro.mean_tokens) == (
+        "micro",
+        2,
+        1.0,
+        5.0,
+        500.0,
+    )
     assert micro.g_score == pytest.approx(1.0 / 5.0 / 1.0)
-    assert macro.success_rate == 0.5 and macro.macro_adoption == 1.0 and macro.failure_classes == {"precondition_mismatch": 1}
+    assert (
+        macro.success_rate == 0.5
+        and macro.macro_adoption == 1.0
+        and macro.failure_classes == {"precondition_mismatch": 1}
+    )
     assert macro.g_score == pytest.approx(0.5 / 1.0 / (75 / 500))
     assert hybrid.fault == "late" and hybrid.transition_rate == 0.5
     assert hybrid.macro_adoption == pytest.approx(2 / 4)
@@ -48,7 +77,11 @@ def test_report_round_trip_and_schema(tmp_path):
     summary_path, records_path = write_report(tmp_path / "out.json", RUNS)
     data = json.loads(summary_path.read_text())
     assert data["schema_version"] == SCHEMA_VERSION and data["runs"] == 6
-    assert [(s["policy"], s["family"]) for s in data["summaries"]][:3] == [("micro", "all"), ("macro", "all"), ("hybrid", "all")]
+    assert [(s["policy"], s["family"]) for s in data["summaries"]][:3] == [
+        ("micro", "all"),
+        ("macro", "all"),
+        ("hybrid", "all"),
+    ]
     assert {s["family"] for s in data["summaries"]} == {"all", "simple"}
     assert [(p["a"], p["b"]) for p in data["paired_differences"]] == [("micro", "macro")]
     assert {"success_rate", "mean_tokens", "g_score", "transition_rate", "failure_classes"} <= set(data["summaries"][0])

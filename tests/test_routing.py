@@ -34,7 +34,10 @@ def test_the_walker_gives_exactly_sklearns_answers():
     from pytest_granularity.training import fit_tree
 
     rng = random.Random(7)
-    rows = [tuple(rng.choice([0.0, 1.0, 2.5, 3.1, 1e-7, 0.1, 0.2]) + rng.random() * (i % 3) for i in range(4)) for _ in range(200)]
+    rows = [
+        tuple(rng.choice([0.0, 1.0, 2.5, 3.1, 1e-7, 0.1, 0.2]) + rng.random() * (i % 3) for i in range(4))
+        for _ in range(200)
+    ]
     labels = ["a" if r[0] + r[1] > r[2] * 1.5 else "b" if r[3] > 1 else "c" for r in rows]
     tree = fit_tree(rows, labels, ("w", "x", "y", "z"))
     classifier = sklearn_tree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(rows, labels)
@@ -57,7 +60,9 @@ def test_a_bad_router_file_is_a_clear_error(tmp_path):
 
 
 def test_tree_walk_reports_its_path():
-    tree = Tree(("x",), ("macro", "micro"), (0, -2, -2), (1.5, -2.0, -2.0), (1, -1, -1), (2, -1, -1), ((0, 0), (3, 1), (0, 4)))
+    tree = Tree(
+        ("x",), ("macro", "micro"), (0, -2, -2), (1.5, -2.0, -2.0), (1, -1, -1), (2, -1, -1), ((0, 0), (3, 1), (0, 4))
+    )
     label, path = tree.walk((1.0,))
     assert label == "macro" and path[0] == "x = 1 <= 1.5" and path[-1].startswith("leaf 1: macro")
     assert tree.predict((2.0,)) == "micro"

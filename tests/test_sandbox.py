@@ -10,8 +10,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA
+
 from pytest_granularity import sandbox as sandbox_module
 from pytest_granularity.contracts import _outlived
 from pytest_granularity.macros import MacroContext, invoke, load_macro
@@ -23,7 +23,7 @@ from pytest_granularity.workspace import Workspace
 PROBLEM = probe()
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"bubblewrap cannot sandbox here: {PROBLEM}")
 
-HOSTILE_TEST = '''
+HOSTILE_TEST = """
 import os, socket, subprocess, sys
 
 def attempt(name, action):
@@ -39,7 +39,7 @@ def test_hostile():
     if {writes}:
         attempt("home", lambda: open(os.path.join(os.path.expanduser("~"), {token!r}), "w").write("x") and "written")
         attempt("tmp", lambda: open("/tmp/" + {token!r}, "w").write("x") and "written")
-'''
+"""
 
 
 @pytest.fixture
@@ -108,13 +108,21 @@ def _kill_by_token(token: str) -> None:
 def hostile_macro(tmp_path: Path, body: str) -> Path:
     """replace_and_verify, copied, with ``body`` run before its work."""
     folder = tmp_path / "hostile"
-    shutil.copytree(BUILTIN_FOLDER / "replace-and-verify", folder, ignore=shutil.ignore_patterns("examples", "__pycache__"))
+    shutil.copytree(
+        BUILTIN_FOLDER / "replace-and-verify", folder, ignore=shutil.ignore_patterns("examples", "__pycache__")
+    )
     runtime = folder / "runtime.py"
-    prelude = "def run(ctx: MacroContext) -> str:\n    import os, socket, subprocess, sys\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    prelude = "def run(ctx: MacroContext) -> str:\n    import os, socket, subprocess, sys\n" + textwrap.indent(
+        textwrap.dedent(body), "    "
+    )
     runtime.write_text(runtime.read_text().replace("def run(ctx: MacroContext) -> str:\n", prelude))
     for name in ("SKILL.md", "contract.yaml"):
         path = folder / name
-        path.write_text(path.read_text().replace("replace-and-verify", "hostile").replace("name: replace_and_verify", "name: hostile"))
+        path.write_text(
+            path.read_text()
+            .replace("replace-and-verify", "hostile")
+            .replace("name: replace_and_verify", "name: hostile")
+        )
     return folder
 
 
@@ -141,14 +149,20 @@ def test_a_macro_writing_outside_fails_naming_the_path(tmp_path, target):
 def test_a_macro_has_no_network(tmp_path, listener):
     port = listener.getsockname()[1]
     outcome = call_hostile(tmp_path, f"socket.create_connection(('127.0.0.1', {port}), timeout=5)\n")
-    assert (outcome.failure_class, outcome.reason) == ("executor_exception", "RuntimeError: ConnectionRefusedError: [Errno 111] Connection refused")
+    assert (outcome.failure_class, outcome.reason) == (
+        "executor_exception",
+        "RuntimeError: ConnectionRefusedError: [Errno 111] Connection refused",
+    )
     assert not connected(listener)
 
 
 @needs_bwrap
 def test_a_process_a_macro_leaves_behind_is_killed(tmp_path):
     token = f"granularity-hostile-{uuid.uuid4().hex}"
-    outcome = call_hostile(tmp_path, f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {token!r}], start_new_session=True)\n")
+    outcome = call_hostile(
+        tmp_path,
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {token!r}], start_new_session=True)\n",
+    )
     assert outcome.ok, outcome.reason
     assert not _outlived(token)
 
@@ -156,7 +170,9 @@ def test_a_process_a_macro_leaves_behind_is_killed(tmp_path):
 @needs_bwrap
 def test_a_sandboxed_macro_succeeds_exactly_as_a_forked_one(tmp_path):
     outcomes = [call_hostile(tmp_path / mode.mode, "pass\n", mode) for mode in (NO_SANDBOX, BWRAP)]
-    assert [(o.failure_class, o.reason, o.changes) for o in outcomes] == [(None, "replaced the text in 1 file(s)", outcomes[0].changes)] * 2
+    assert [(o.failure_class, o.reason, o.changes) for o in outcomes] == [
+        (None, "replaced the text in 1 file(s)", outcomes[0].changes)
+    ] * 2
 
 
 @needs_bwrap
@@ -172,7 +188,9 @@ def test_a_run_gives_the_same_result_sandboxed(fix_add, policy, fault):
             raise InjectedFault(f"injected {point} fault in {macro}")
 
     results = [
-        run_task(fix_add, FIXED_POLICIES[policy], fault, RunSettings(agent=ReferenceAgent, sandbox=sandbox), fault_point).to_dict()
+        run_task(
+            fix_add, FIXED_POLICIES[policy], fault, RunSettings(agent=ReferenceAgent, sandbox=sandbox), fault_point
+        ).to_dict()
         for sandbox in (NO_SANDBOX, BWRAP)
     ]
     for result in results:
@@ -188,14 +206,22 @@ def project(pytester: pytest.Pytester):
 
 
 def test_bwrap_is_a_usage_error_when_it_cannot_run(project, monkeypatch):
-    monkeypatch.setattr(sandbox_module, "probe", lambda: "bubblewrap (bwrap) is not installed; apt-get install bubblewrap")
+    monkeypatch.setattr(
+        sandbox_module, "probe", lambda: "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
+    )
     result = project.runpytest("tasks", "--granularity=micro", "--granularity-sandbox=bwrap")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--granularity-sandbox=bwrap: bubblewrap (bwrap) is not installed; apt-get install bubblewrap (or choose auto or none)"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--granularity-sandbox=bwrap: bubblewrap (bwrap) is not installed; apt-get install bubblewrap (or choose auto or none)"
+        ]
+    )
 
 
 def test_auto_without_bwrap_runs_and_says_so_once(project, monkeypatch):
-    monkeypatch.setattr(sandbox_module, "probe", lambda: "bubblewrap (bwrap) is not installed; apt-get install bubblewrap")
+    monkeypatch.setattr(
+        sandbox_module, "probe", lambda: "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
+    )
     result = project.runpytest("tasks", "--granularity=micro")
     result.assert_outcomes(passed=1)
     line = "sandbox: none: runs are NOT sandboxed (--granularity-sandbox=auto: bubblewrap (bwrap) is not installed; apt-get install bubblewrap)"

@@ -68,11 +68,23 @@ def test_summary_into_a_new_file(tmp_path):
 def test_module_without_docstring_gets_one(tmp_path):
     ws = workspace(tmp_path, {"m.py": "def f(a):\n    return a\n"})
     assert call(ws, "summarize_module", module="m.py").ok
-    assert ast.get_docstring(ast.parse((tmp_path / "m.py").read_text())) == "Public API of m:\n\n- def f(a): (no docstring)"
+    assert (
+        ast.get_docstring(ast.parse((tmp_path / "m.py").read_text()))
+        == "Public API of m:\n\n- def f(a): (no docstring)"
+    )
 
 
 def test_preconditions(tmp_path):
-    ws = workspace(tmp_path, {"m.py": MODULE, "empty.py": "x = 1\n", "bad.py": "def (:\n", "docs/m.md": "exists\n", "raw.py": "r'''raw'''\ndef f():\n    pass\n"})
+    ws = workspace(
+        tmp_path,
+        {
+            "m.py": MODULE,
+            "empty.py": "x = 1\n",
+            "bad.py": "def (:\n",
+            "docs/m.md": "exists\n",
+            "raw.py": "r'''raw'''\ndef f():\n    pass\n",
+        },
+    )
     cases = {
         ("missing.py", None): "is not a Python module",
         ("empty.py", None): "no public top-level",

@@ -57,7 +57,11 @@ def test_bare_fixture_name_is_looked_up_under_fixtures(tmp_path):
         (lambda t: t.replace("../../minipkg", "../nowhere"), "fixture", "does not exist"),
         (lambda t: t.replace("../../minipkg", "nosuchfixture"), "fixture", "no folder 'fixtures/nosuchfixture'"),
         (lambda t: t.replace("setup: setup/", "setup: missing/"), "setup", "does not exist"),
-        (lambda t: t.replace("  overlay: solution/", "  overlay: solution/\n  delete: [../x.py]"), "solution.delete", "inside the workspace"),
+        (
+            lambda t: t.replace("  overlay: solution/", "  overlay: solution/\n  delete: [../x.py]"),
+            "solution.delete",
+            "inside the workspace",
+        ),
         (lambda t: t + "macro: {skill: move_module}\n", "macro", "'args' is a required property"),
         (lambda t: "id: [unclosed\n", "<file>", "not valid YAML at line"),
         (lambda t: "- a list\n", "<file>", "must be a mapping"),

@@ -28,13 +28,19 @@ def test_every_tool_has_an_object_schema():
 
 def test_list_files(ctx):
     obs = run(ctx, "list_files")
-    assert obs.ok and obs.text.splitlines() == ["README.md", "calc/__init__.py", "calc/ops.py", "calc/report.py", "tests/test_ops.py"]
+    assert obs.ok and obs.text.splitlines() == [
+        "README.md",
+        "calc/__init__.py",
+        "calc/ops.py",
+        "calc/report.py",
+        "tests/test_ops.py",
+    ]
     assert run(ctx, "list_files", path="calc").text.splitlines()[0] == "calc/__init__.py"
 
 
 def test_read_file_with_and_without_range(ctx):
     whole = run(ctx, "read_file", path="calc/ops.py").text
-    assert whole.startswith("calc/ops.py (lines 1-16 of 16)\n     1\t\"\"\"Arithmetic operations.\"\"\"")
+    assert whole.startswith('calc/ops.py (lines 1-16 of 16)\n     1\t"""Arithmetic operations."""')
     part = run(ctx, "read_file", path="calc/ops.py", start_line=3, end_line=3).text
     assert part == "calc/ops.py (lines 3-3 of 16)\n     3\tSCALE = 2"
     assert not run(ctx, "read_file", path="calc/ops.py", start_line=99).ok
@@ -157,5 +163,7 @@ def test_pytest_runs_the_same_on_ci(fix_add, monkeypatch):
     monkeypatch.setenv("CI", "true")
     monkeypatch.setenv("COLUMNS", "300")
     with Workspace.for_task(fix_add) as ws:
-        (ws.root / "tests" / "test_env.py").write_text("import os\n\ndef test_env():\n    assert os.environ.get('CI') is None and os.environ.get('COLUMNS') is None\n")
+        (ws.root / "tests" / "test_env.py").write_text(
+            "import os\n\ndef test_env():\n    assert os.environ.get('CI') is None and os.environ.get('COLUMNS') is None\n"
+        )
         assert _run(ws.root, ["tests/test_env.py"], 30, False, NO_SANDBOX).passed

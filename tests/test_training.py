@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import REPO
+
 from pytest_granularity.cli import main
 from pytest_granularity.features import Features
 from pytest_granularity.result import RunResult
@@ -18,26 +18,47 @@ RUNS = REPO / ".granularity" / "training-runs.jsonl"
 
 def run(task, policy, fault="none", success=True, tokens=100, failure=None, changed=(), degraded=False):
     return RunResult(
-        task=task, family="simple", policy=policy, fault=fault, outcome="passed" if success else "failed", mode="", steps=1,
-        tokens=tokens, prompt_tokens=tokens, completion_tokens=0, tool_calls=1, macro_calls=0, modified=list(changed),
-        failure_class=failure, degraded=degraded,
+        task=task,
+        family="simple",
+        policy=policy,
+        fault=fault,
+        outcome="passed" if success else "failed",
+        mode="",
+        steps=1,
+        tokens=tokens,
+        prompt_tokens=tokens,
+        completion_tokens=0,
+        tool_calls=1,
+        macro_calls=0,
+        modified=list(changed),
+        failure_class=failure,
+        degraded=degraded,
     )
 
 
-RUNS_BY_HAND = training.index_runs([
-    run("fits", "micro", tokens=900), run("fits", "hybrid", tokens=100), run("fits", "macro", tokens=100),
-    run("none", "micro", tokens=900), run("none", "hybrid", success=False, tokens=50), run("none", "macro", success=False, tokens=50),
-    run("late", "macro", "late", failure="executor_exception", changed=["a.py"], tokens=90),
-    run("late", "hybrid", "late", failure="executor_exception", changed=["a.py"], degraded=True, tokens=400),
-    run("early", "macro", "early", success=False, failure="executor_exception", tokens=90),
-    run("early", "hybrid", "early", failure="executor_exception", degraded=True, tokens=600),
-])
+RUNS_BY_HAND = training.index_runs(
+    [
+        run("fits", "micro", tokens=900),
+        run("fits", "hybrid", tokens=100),
+        run("fits", "macro", tokens=100),
+        run("none", "micro", tokens=900),
+        run("none", "hybrid", success=False, tokens=50),
+        run("none", "macro", success=False, tokens=50),
+        run("late", "macro", "late", failure="executor_exception", changed=["a.py"], tokens=90),
+        run("late", "hybrid", "late", failure="executor_exception", changed=["a.py"], degraded=True, tokens=400),
+        run("early", "macro", "early", success=False, failure="executor_exception", tokens=90),
+        run("early", "hybrid", "early", failure="executor_exception", degraded=True, tokens=600),
+    ]
+)
 
 
 def test_labels_by_hand():
     assert training.mode_labels(RUNS_BY_HAND, ["fits", "none"]) == {"fits": "macro", "none": "micro"}
     samples = training.recovery_samples(RUNS_BY_HAND, ["late", "early"])
-    assert [(task, fault, label) for task, fault, _, label in samples] == [("early", "early", "degrade"), ("late", "late", "stop")]
+    assert [(task, fault, label) for task, fault, _, label in samples] == [
+        ("early", "early", "degrade"),
+        ("late", "late", "stop"),
+    ]
     assert samples[1][2][-3:] == (1.0, 0.0, 1.0)
 
 
@@ -77,7 +98,9 @@ def test_the_committed_router_reproduces_from_the_committed_runs(tmp_path):
 
 
 def test_explain_shows_features_paths_and_decisions(capsys):
-    assert main(["explain", str(REPO / "benchmark_tasks" / "inventory-move-tables-to-text"), "--router", str(ROUTER)]) == 0
+    assert (
+        main(["explain", str(REPO / "benchmark_tasks" / "inventory-move-tables-to-text"), "--router", str(ROUTER)]) == 0
+    )
     out = capsys.readouterr().out
     assert "is_refactor_task  1" in out and "=> start in" in out and "late fault (work written):" in out
 
@@ -87,11 +110,18 @@ def test_a_mode_split_that_does_not_generalise_is_not_kept():
     runs, infos = [], {}
     for i in range(20):
         task, fits = f"t{i:02d}", i % 4 != 0
-        runs += [run(task, "micro", tokens=50000 if fits else 20000), run(task, "hybrid", tokens=1000 if fits else 22000)]
-        infos[task] = training.TaskInfo("simple", Features(i, 0, 0, 0, 0, 0, 0, 0, 0, 0))  # an id: splits fit, never generalise
+        runs += [
+            run(task, "micro", tokens=50000 if fits else 20000),
+            run(task, "hybrid", tokens=1000 if fits else 22000),
+        ]
+        infos[task] = training.TaskInfo(
+            "simple", Features(i, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        )  # an id: splits fit, never generalise
     indexed = training.index_runs([*runs, run("t00", "macro", success=False, failure="precondition_mismatch")])
     labels = training.mode_labels(indexed, infos)
     assert training.route_costs(indexed, "t00") == {"micro": 20000, "macro": 22000}
-    assert training.choose_leaf_size(indexed, infos, sorted(labels), labels) > 1  # leaf 1 memorises the ids and misroutes
+    assert (
+        training.choose_leaf_size(indexed, infos, sorted(labels), labels) > 1
+    )  # leaf 1 memorises the ids and misroutes
     router = training.fit_router(indexed, infos, infos)
     assert {router.mode_of(info.features) for info in infos.values()} == {"macro"}

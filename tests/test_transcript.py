@@ -1,7 +1,17 @@
 from __future__ import annotations
 
 from pytest_granularity.tokens import count_tokens
-from pytest_granularity.transcript import MESSAGE_OVERHEAD, REPLY_PRIMING, Message, Reply, ToolCall, Transcript, Usage, message_tokens, tools_tokens
+from pytest_granularity.transcript import (
+    MESSAGE_OVERHEAD,
+    REPLY_PRIMING,
+    Message,
+    Reply,
+    ToolCall,
+    Transcript,
+    Usage,
+    message_tokens,
+    tools_tokens,
+)
 
 
 def test_cl100k_counts_known_strings():
@@ -31,7 +41,10 @@ def test_the_bill_follows_the_token_model():
 
 
 def test_switching_tools_changes_later_prompts_only():
-    big = [{"type": "function", "function": {"name": f"t{i}", "description": "x" * 50, "parameters": {"type": "object"}}} for i in range(5)]
+    big = [
+        {"type": "function", "function": {"name": f"t{i}", "description": "x" * 50, "parameters": {"type": "object"}}}
+        for i in range(5)
+    ]
     t = Transcript("sys", "task", big)
     (call,) = t.record_reply(Reply(calls=(ToolCall("t1"),)))
     t.add_observation(call.id, "failed")
@@ -51,21 +64,31 @@ def test_the_wire_format_has_ids_and_answers_and_keeps_notes_after_answers():
     (third,) = t.record_reply(Reply(calls=(ToolCall("finish", raw="{}"),)))
     assert third.id == "call_3"
     assert t.to_list()[2:] == [
-        {"role": "assistant", "content": "thinking", "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}},
-            {"id": "call_2", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a"}'}},
-        ]},
+        {
+            "role": "assistant",
+            "content": "thinking",
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}},
+                {"id": "call_2", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a"}'}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "a"},
         {"role": "tool", "tool_call_id": "call_2", "content": "b"},
         {"role": "user", "content": "held until every call is answered"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_3", "type": "function", "function": {"name": "finish", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_3", "type": "function", "function": {"name": "finish", "arguments": "{}"}}],
+        },
     ]
 
 
 def test_ids_are_not_counted_and_text_replies_are():
     with_id = message_tokens(Message("assistant", tool_calls=(ToolCall("finish", id="call_99"),)))
     assert with_id == message_tokens(Message("assistant", tool_calls=(ToolCall("finish"),)))
-    assert message_tokens(Message("assistant", "I will look first.")) == MESSAGE_OVERHEAD + count_tokens("assistant") + count_tokens("I will look first.")
+    assert message_tokens(Message("assistant", "I will look first.")) == MESSAGE_OVERHEAD + count_tokens(
+        "assistant"
+    ) + count_tokens("I will look first.")
 
 
 def test_provider_usage_sums_what_was_reported():

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.policies import FIXED_POLICIES
 from pytest_granularity.runner import RunSettings, run_task
-from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.taskcheck import check_task_file
 from pytest_granularity.verify import VERIFIER_DIR, verify
 from pytest_granularity.workspace import Workspace, solution_files
@@ -22,7 +22,9 @@ def test_verifier_rejects_untouched_and_accepts_reference(fix_add):
 
 
 def test_a_hanging_verifier_is_an_infrastructure_error(fix_add):
-    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("import time\ndef test_hang():\n    time.sleep(30)\n")
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text(
+        "import time\ndef test_hang():\n    time.sleep(30)\n"
+    )
     with Workspace.for_task(fix_add) as ws:
         verdict = verify(dataclasses.replace(fix_add, verifier_timeout=1), ws)
     assert not verdict.accepted and "timed out after 1s" in verdict.infrastructure_error
@@ -67,6 +69,6 @@ def test_task_check_names_a_task_whose_verifier_passes_untouched(fix_add):
 
 
 def test_task_check_names_a_bad_reference_macro_call(fix_add):
-    fix_add.path.write_text(fix_add.path.read_text().replace("old: \"SCALE = 2\"", "old: 2"))
+    fix_add.path.write_text(fix_add.path.read_text().replace('old: "SCALE = 2"', "old: 2"))
     check = check_task_file(fix_add.path, MacroRegistry.load())
     assert check.problems == ("macro.args.old: 2 is not of type 'string'",)

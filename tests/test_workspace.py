@@ -44,7 +44,9 @@ def test_rewriting_identical_content_is_not_a_change(fix_add):
 
 def test_diff_shows_every_change(fix_add):
     with Workspace.for_task(fix_add) as ws:
-        (ws.root / "calc" / "ops.py").write_text((ws.root / "calc" / "ops.py").read_text().replace("SCALE = 2", "SCALE = 1"))
+        (ws.root / "calc" / "ops.py").write_text(
+            (ws.root / "calc" / "ops.py").read_text().replace("SCALE = 2", "SCALE = 1")
+        )
         (ws.root / "notes.txt").write_text("hi\n")
         diff = ws.diff()
     assert "--- a/calc/ops.py\n+++ b/calc/ops.py\n" in diff

@@ -18,8 +18,9 @@ failed (the model's limit is part of the benchmark), :class:`InfrastructureError
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from ..tasks import Task
 from ..transcript import Message, Reply, ToolCall

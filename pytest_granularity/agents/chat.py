@@ -14,11 +14,12 @@ replay cache, or both), so this module never imports ``openai``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from . import AgentSetup, InfrastructureError
 from ..transcript import Message, Reply, ToolCall, Usage
+from . import AgentSetup, InfrastructureError
 
 Send = Callable[[dict[str, Any], str], dict[str, Any]]
 """``send(body, where)`` → the response JSON; ``where`` names the task and call for error messages."""
@@ -35,7 +36,9 @@ class Price:
     def cost(self, usage: Usage) -> float:
         cached = usage.cached or 0
         cached_price = self.prompt if self.cached is None else self.cached
-        return ((usage.prompt - cached) * self.prompt + cached * cached_price + usage.completion * self.completion) / 1e6
+        return (
+            (usage.prompt - cached) * self.prompt + cached * cached_price + usage.completion * self.completion
+        ) / 1e6
 
 
 @dataclass(frozen=True)
@@ -69,14 +72,20 @@ class ChatAgent:
         return Reply(reply.content, reply.calls, usage, {"request": request_record(body), "response": response})
 
 
-def request_body(sampling: Sampling, messages: Sequence[Message], tools: Sequence[dict[str, Any]], seed: int | None) -> dict[str, Any]:
+def request_body(
+    sampling: Sampling, messages: Sequence[Message], tools: Sequence[dict[str, Any]], seed: int | None
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": sampling.model,
         "messages": [m.to_dict() for m in messages],
         "tools": list(tools),
         "parallel_tool_calls": False,
     }
-    optional = {"temperature": sampling.temperature, "seed": seed, "max_completion_tokens": sampling.max_completion_tokens}
+    optional = {
+        "temperature": sampling.temperature,
+        "seed": seed,
+        "max_completion_tokens": sampling.max_completion_tokens,
+    }
     body.update({k: v for k, v in optional.items() if v is not None})
     return body
 
@@ -93,7 +102,9 @@ def parse_reply(response: dict[str, Any]) -> Reply:
     try:
         message = response["choices"][0]["message"]
     except (KeyError, IndexError, TypeError):
-        raise InfrastructureError(f"the server's reply has no choices[0].message: {json.dumps(response)[:300]}") from None
+        raise InfrastructureError(
+            f"the server's reply has no choices[0].message: {json.dumps(response)[:300]}"
+        ) from None
     calls = tuple(_tool_call(c) for c in message.get("tool_calls") or [])
     return Reply(message.get("content") or "", calls, _usage(response.get("usage")))
 
@@ -118,4 +129,6 @@ def _usage(data: Any) -> Usage | None:
         return None
     details = data.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    return Usage(data["prompt_tokens"], int(data.get("completion_tokens") or 0), cached if isinstance(cached, int) else None)
+    return Usage(
+        data["prompt_tokens"], int(data.get("completion_tokens") or 0), cached if isinstance(cached, int) else None
+    )

@@ -26,9 +26,10 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from . import InfrastructureError
 from .chat import Send
@@ -57,7 +58,9 @@ class ModelCache:
         if recorded is not None and (self.mode in ("replay", "auto") or recorded.get("session") == self.session):
             return recorded["response"]
         if self.mode == "replay" or self.live is None:
-            raise InfrastructureError(f"{where}: no recording of this request in {self.folder} (replay mode; key {key})")
+            raise InfrastructureError(
+                f"{where}: no recording of this request in {self.folder} (replay mode; key {key})"
+            )
         response = self.live(body, where)
         return self._publish(path, {"key": key, "session": self.session, "request": body, "response": response})
 

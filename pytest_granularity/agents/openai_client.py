@@ -21,7 +21,9 @@ from . import ContextLengthExceeded, InfrastructureError
 PLACEHOLDER_KEY = "not-set"
 """Sent when the key variable is unset: local servers (vLLM, Ollama, llama.cpp) need no key."""
 
-_CONTEXT = re.compile(r"context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE)
+_CONTEXT = re.compile(
+    r"context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
+)
 _KEYLIKE = re.compile(r"\b(sk|key)-[A-Za-z0-9*_\-]{4,}")
 
 
@@ -56,13 +58,19 @@ class OpenAISender:
         except openai.APIStatusError as exc:
             raise self._status_error(exc, url, where) from None
         except openai.APITimeoutError:
-            raise InfrastructureError(f"{where}: no answer from {url} within {self.endpoint.timeout:g}s ({self._retried})") from None
+            raise InfrastructureError(
+                f"{where}: no answer from {url} within {self.endpoint.timeout:g}s ({self._retried})"
+            ) from None
         except openai.APIConnectionError as exc:
-            raise InfrastructureError(f"{where}: cannot reach {url} ({self._retried}): {exc.__cause__ or exc}") from None
+            raise InfrastructureError(
+                f"{where}: cannot reach {url} ({self._retried}): {exc.__cause__ or exc}"
+            ) from None
         try:
             data = json.loads(response.text)
         except ValueError:
-            raise InfrastructureError(f"{where}: {url} answered with something that is not JSON: {response.text[:200]!r}") from None
+            raise InfrastructureError(
+                f"{where}: {url} answered with something that is not JSON: {response.text[:200]!r}"
+            ) from None
         if not isinstance(data, dict):
             raise InfrastructureError(f"{where}: {url} answered with a JSON {type(data).__name__}, not an object")
         return data
@@ -76,8 +84,12 @@ class OpenAISender:
         message = self._scrub(_message(exc))
         if status in (401, 403):
             unset = "" if os.environ.get(self.endpoint.api_key_env) else f" ({self.endpoint.api_key_env} is not set)"
-            return InfrastructureError(f"{where}: {url} refused the key in {self.endpoint.api_key_env}{unset}: HTTP {status}: {message}")
-        if status in (400, 413, 422) and (getattr(exc, "code", None) == "context_length_exceeded" or _CONTEXT.search(message)):
+            return InfrastructureError(
+                f"{where}: {url} refused the key in {self.endpoint.api_key_env}{unset}: HTTP {status}: {message}"
+            )
+        if status in (400, 413, 422) and (
+            getattr(exc, "code", None) == "context_length_exceeded" or _CONTEXT.search(message)
+        ):
             return ContextLengthExceeded(f"{where}: the request exceeds the model's context window: {message}")
         retried = f" ({self._retried})" if status == 429 or status >= 500 else ""
         return InfrastructureError(f"{where}: {url} answered HTTP {status}{retried}: {message}")

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Generator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any
 
-from . import AgentSetup
 from ..tasks import Task
 from ..tools import FINISH, MICRO_TOOLS
 from ..transcript import Message, ToolCall
 from ..workspace import render_diff, solution_files
+from . import AgentSetup
 
 Script = Generator[ToolCall, str, None]
 

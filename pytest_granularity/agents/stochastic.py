@@ -10,7 +10,8 @@ success fraction. ``scripts/simulate_gate.py`` draws from the same ``succeeds``.
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..tools import FINISH
 from ..transcript import Message, ToolCall

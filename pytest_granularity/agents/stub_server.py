@@ -14,13 +14,14 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
-from . import setup_for
 from ..tasks import Task
 from ..transcript import Message, ToolCall, Usage
 from ..workspace import Workspace
+from . import setup_for
 from .reference import ReferenceAgent
 
 Answer = tuple[int, dict[str, str], dict[str, Any]]
@@ -43,7 +44,7 @@ class ChatServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def __enter__(self) -> "ChatServer":
+    def __enter__(self) -> ChatServer:
         self._thread.start()
         return self
 
@@ -63,7 +64,11 @@ class ChatServer:
                 try:
                     status, headers, payload = server.respond(body)
                 except Exception as exc:
-                    status, headers, payload = 500, {}, {"error": {"message": f"stub server: {type(exc).__name__}: {exc}"}}
+                    status, headers, payload = (
+                        500,
+                        {},
+                        {"error": {"message": f"stub server: {type(exc).__name__}: {exc}"}},
+                    )
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 for name, value in {"Content-Type": "application/json", **headers}.items():
@@ -81,12 +86,23 @@ class ChatServer:
 def completion(message: dict[str, Any], usage: Usage | None = None, model: str = "stub") -> dict[str, Any]:
     """A chat-completions response body holding ``message``."""
     body: dict[str, Any] = {
-        "id": "chatcmpl-stub", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", **message},
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
     }
     if usage is not None:
         body["usage"] = {
-            "prompt_tokens": usage.prompt, "completion_tokens": usage.completion, "total_tokens": usage.prompt + usage.completion,
+            "prompt_tokens": usage.prompt,
+            "completion_tokens": usage.completion,
+            "total_tokens": usage.prompt + usage.completion,
             "prompt_tokens_details": {"cached_tokens": usage.cached or 0},
         }
     return body
@@ -94,9 +110,14 @@ def completion(message: dict[str, Any], usage: Usage | None = None, model: str =
 
 def tool_message(*calls: tuple[str, str]) -> dict[str, Any]:
     """An assistant message calling each ``(name, arguments text)``, with server-made ids."""
-    return {"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"call_srv{n}", "type": "function", "function": {"name": name, "arguments": arguments}} for n, (name, arguments) in enumerate(calls)
-    ]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": f"call_srv{n}", "type": "function", "function": {"name": name, "arguments": arguments}}
+            for n, (name, arguments) in enumerate(calls)
+        ],
+    }
 
 
 class ReferencePlayer:
@@ -142,14 +163,24 @@ class ReferencePlayer:
 
     def _bill(self, body: dict[str, Any], call: ToolCall) -> Usage:
         prompt = len(json.dumps(body["messages"])) // 4 + len(json.dumps(body["tools"])) // 4
-        usage = Usage(prompt, len(call.name + call.arguments_json()) // 4 + 1, prompt // 2 if len(body["messages"]) > 2 else 0)
-        self.billed = Usage(self.billed.prompt + usage.prompt, self.billed.completion + usage.completion, (self.billed.cached or 0) + (usage.cached or 0))
+        usage = Usage(
+            prompt, len(call.name + call.arguments_json()) // 4 + 1, prompt // 2 if len(body["messages"]) > 2 else 0
+        )
+        self.billed = Usage(
+            self.billed.prompt + usage.prompt,
+            self.billed.completion + usage.completion,
+            (self.billed.cached or 0) + (usage.cached or 0),
+        )
         return usage
 
 
 def _signature(messages: Sequence[dict[str, Any]]) -> str:
     parts = [
-        (m["role"], m.get("content") or "", [(c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls") or []])
+        (
+            m["role"],
+            m.get("content") or "",
+            [(c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls") or []],
+        )
         for m in messages
     ]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()

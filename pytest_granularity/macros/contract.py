@@ -13,9 +13,10 @@ import hashlib
 import importlib.util
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
@@ -53,7 +54,10 @@ class Macro:
 
     def tool_schema(self) -> dict[str, Any]:
         description = f"{self.contract['description'].strip()}\nWhen: {self.contract['trigger_hint'].strip()}"
-        return {"type": "function", "function": {"name": self.name, "description": description, "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": description, "parameters": self.parameters},
+        }
 
     def allowed(self, kind: str, path: str, args: dict[str, Any]) -> bool:
         """Whether the contract allows this ``create``/``modify``/``delete`` of ``path`` with ``args``."""
@@ -102,15 +106,23 @@ def load_macro(folder: Path) -> Macro:
     skill = read_skill_front_matter(folder / SKILL_FILE)
     expected = contract["name"].replace("_", "-")
     if skill.get("name") != expected:
-        raise DefinitionError(folder / SKILL_FILE, "name", f"'{skill.get('name')}' must be '{expected}' (the contract name with '-' for '_')")
+        raise DefinitionError(
+            folder / SKILL_FILE,
+            "name",
+            f"'{skill.get('name')}' must be '{expected}' (the contract name with '-' for '_')",
+        )
     return Macro(
         folder=folder,
         contract=contract,
         skill=skill,
-        preconditions=resolve_callable(folder, contract_path, "preconditions.check", contract["preconditions"]["check"]),
+        preconditions=resolve_callable(
+            folder, contract_path, "preconditions.check", contract["preconditions"]["check"]
+        ),
         run=resolve_callable(folder, contract_path, "run", contract["run"]),
         validate=resolve_callable(folder, contract_path, "validation.check", contract["validation"]["check"]),
-        derive=resolve_callable(folder, contract_path, "applicability.derive", contract["applicability"]["derive"]) if "applicability" in contract else None,
+        derive=resolve_callable(folder, contract_path, "applicability.derive", contract["applicability"]["derive"])
+        if "applicability" in contract
+        else None,
     )
 
 
@@ -144,7 +156,9 @@ def _check_parameters(path: Path, schema: dict[str, Any]) -> None:
         where = ".".join(["parameters", *map(str, exc.absolute_path)])
         raise DefinitionError(path, where, f"not a valid JSON Schema: {exc.message}") from None
     if schema.get("type") != "object":
-        raise DefinitionError(path, "parameters.type", "the parameters schema must have an object root ('type: object')")
+        raise DefinitionError(
+            path, "parameters.type", "the parameters schema must have an object root ('type: object')"
+        )
 
 
 def resolve_callable(folder: Path, path: Path, field_name: str, ref: str) -> Callable[..., Any]:

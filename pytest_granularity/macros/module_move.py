@@ -169,9 +169,13 @@ class _Rewriter(cst.CSTTransformer):
         if not mapped:
             return updated
         prefix_len = len(updated.prefix) + len(updated.quote)
-        return updated.with_changes(value=updated.value[:prefix_len] + mapped + updated.value[len(updated.value) - len(updated.quote) :])
+        return updated.with_changes(
+            value=updated.value[:prefix_len] + mapped + updated.value[len(updated.value) - len(updated.quote) :]
+        )
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         lines: list[cst.BaseStatement] = []
         for statement in updated.body:
             if isinstance(statement, cst.ImportFrom):
@@ -183,7 +187,11 @@ class _Rewriter(cst.CSTTransformer):
         return cst.FlattenSentinel(lines)
 
     def _import_from(self, node: cst.ImportFrom) -> list[cst.ImportFrom]:
-        absolute = get_absolute_module_from_package_for_import(self.package, node) if node.relative else get_full_name_for_node(node.module)
+        absolute = (
+            get_absolute_module_from_package_for_import(self.package, node)
+            if node.relative
+            else get_full_name_for_node(node.module)
+        )
         if absolute is None:
             return [node]
         mapped = self.move.map(absolute)
@@ -203,7 +211,11 @@ class _Rewriter(cst.CSTTransformer):
         for alias in moved:
             bound = alias.asname.name.value if alias.asname else alias.name.value
             asname = None if bound == new_name else cst.AsName(name=cst.Name(bound))
-            statements.append(cst.ImportFrom(module=_dotted_node(new_parent), names=[cst.ImportAlias(name=cst.Name(new_name), asname=asname)]))
+            statements.append(
+                cst.ImportFrom(
+                    module=_dotted_node(new_parent), names=[cst.ImportAlias(name=cst.Name(new_name), asname=asname)]
+                )
+            )
         return statements
 
     def _outside(self, node: cst.ImportFrom, absolute: str) -> cst.ImportFrom:

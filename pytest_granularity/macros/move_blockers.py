@@ -66,7 +66,10 @@ def blockers(root: Path, move: Move) -> list[str]:
 def _text_references(root: Path, move: Move) -> list[str]:
     from ..workspace import iter_files
 
-    patterns = [re.compile(rf"(?<![\w.]){re.escape(move.old)}(?!\w)"), re.compile(rf"(?<![\w/]){re.escape(move.old_path)}(?![\w])")]
+    patterns = [
+        re.compile(rf"(?<![\w.]){re.escape(move.old)}(?!\w)"),
+        re.compile(rf"(?<![\w/]){re.escape(move.old_path)}(?![\w])"),
+    ]
     found = []
     for path in iter_files(root):
         rel = path.relative_to(root).as_posix()
@@ -110,10 +113,14 @@ def _problems(f: _File, move: Move) -> list[str]:
         ):
             problems.append(f"line {node.lineno} spells {move.old} in an f-string, which is not rewritten")
     if _reads_side_effect_name(f, move):
-        problems.append(f"reads the name {move.name}, bound only as a side effect of importing the submodule {move.old}")
+        problems.append(
+            f"reads the name {move.name}, bound only as a side effect of importing the submodule {move.old}"
+        )
     hooks = _import_hook_names(f.tree, move)
     if hooks:
-        problems.append(f"installs an import hook ({hooks}) that builds module names of {move.old.partition('.')[0]} at run time")
+        problems.append(
+            f"installs an import hook ({hooks}) that builds module names of {move.old.partition('.')[0]} at run time"
+        )
     return problems
 
 
@@ -145,10 +152,16 @@ def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
     if not dotted:
         return []
     head = dotted.partition(".")[0]
-    if head in f.scope.modules and head in f.scope.unsure and f"{f.scope.modules[head]}{dotted[len(head):]}" == move.old:
+    if (
+        head in f.scope.modules
+        and head in f.scope.unsure
+        and f"{f.scope.modules[head]}{dotted[len(head) :]}" == move.old
+    ):
         return [f"line {node.lineno} reaches {move.old} through the name {head}, which is bound to more than a module"]
     if f.scope.resolve(dotted) == move.old and through_binding(f.scope, dotted, move) is None:
-        return [f"line {node.lineno} reaches {move.old} through {head} (module {f.scope.modules[head]}), and its new place {move.new} is not inside that module"]
+        return [
+            f"line {node.lineno} reaches {move.old} through {head} (module {f.scope.modules[head]}), and its new place {move.new} is not inside that module"
+        ]
     return []
 
 
@@ -160,13 +173,18 @@ def _parent_all(root: Path, move: Move, files: list[str], modules: set[str]) -> 
     tree = parse(root / init) if init else None
     if init is None or tree is None:
         return None
-    if any(isinstance(n, ast.Attribute) and dotted_chain(n) in ("__all__.extend", "__all__.append") for n in ast.walk(tree)):
+    if any(
+        isinstance(n, ast.Attribute) and dotted_chain(n) in ("__all__.extend", "__all__.append") for n in ast.walk(tree)
+    ):
         return None
     values = [
         node.value
         for node in ast.walk(tree)
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in getattr(node, "targets", [getattr(node, "target", None)]))
+        and any(
+            isinstance(t, ast.Name) and t.id == "__all__"
+            for t in getattr(node, "targets", [getattr(node, "target", None)])
+        )
     ]
     if len(values) != 1 or not isinstance(values[0], (ast.List, ast.Tuple)):
         return None
@@ -179,12 +197,17 @@ def _parent_all(root: Path, move: Move, files: list[str], modules: set[str]) -> 
 
 
 def _import_hook_names(tree: ast.Module, move: Move) -> str:
-    hooks = sorted({d for n in ast.walk(tree) if isinstance(n, ast.Attribute) and (d := dotted_chain(n)) in IMPORT_HOOKS})
+    hooks = sorted(
+        {d for n in ast.walk(tree) if isinstance(n, ast.Attribute) and (d := dotted_chain(n)) in IMPORT_HOOKS}
+    )
     if not hooks:
         return ""
     prefixes = {
-        n.value for n in ast.walk(tree)
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and n.value
         and (move.old == n.value or move.old.startswith(n.value + "."))
     }
     return ", ".join(hooks) if prefixes else ""

@@ -22,9 +22,10 @@ import importlib.util
 import re
 import shutil
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..failures import EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT
 from ..schemas import DefinitionError
@@ -63,7 +64,9 @@ class MacroRegistry:
         for macro in macros:
             other = by_name.get(macro.name)
             if other is not None:
-                raise DefinitionError(macro.folder / CONTRACT_FILE, "name", f"'{macro.name}' is already defined by {other.folder}")
+                raise DefinitionError(
+                    macro.folder / CONTRACT_FILE, "name", f"'{macro.name}' is already defined by {other.folder}"
+                )
             by_name[macro.name] = macro
         self._macros = {name: by_name[name] for name in _dependency_order(by_name)}
         self.breaker = breaker
@@ -71,7 +74,7 @@ class MacroRegistry:
         self._tripped: dict[str, str] = {}
 
     @classmethod
-    def load(cls, roots: Iterable[Path] = (), builtin: bool = True, breaker: int = DEFAULT_BREAKER) -> "MacroRegistry":
+    def load(cls, roots: Iterable[Path] = (), builtin: bool = True, breaker: int = DEFAULT_BREAKER) -> MacroRegistry:
         folders = macro_folders(BUILTIN_FOLDER) if builtin else []
         for root in roots:
             if not Path(root).is_dir():
@@ -136,7 +139,19 @@ def retrieval_scores(macros: list[Macro], query: str) -> list[float]:
         return []
     from rank_bm25 import BM25Okapi
 
-    documents = [_words(" ".join([m.name.replace("_", " "), m.contract["description"], m.contract["trigger_hint"], *m.contract.get("keywords", [])])) for m in macros]
+    documents = [
+        _words(
+            " ".join(
+                [
+                    m.name.replace("_", " "),
+                    m.contract["description"],
+                    m.contract["trigger_hint"],
+                    *m.contract.get("keywords", []),
+                ]
+            )
+        )
+        for m in macros
+    ]
     return [float(s) for s in BM25Okapi(documents).get_scores(_words(query))]
 
 
@@ -151,7 +166,11 @@ def _dependency_order(macros: dict[str, Macro]) -> list[str]:
         needs = list(macros[name].contract.get("depends_on", []))
         missing = [d for d in needs if d not in macros]
         if missing:
-            raise DefinitionError(macros[name].folder / CONTRACT_FILE, "depends_on", f"'{name}' depends on {', '.join(missing)}, which no registered macro provides")
+            raise DefinitionError(
+                macros[name].folder / CONTRACT_FILE,
+                "depends_on",
+                f"'{name}' depends on {', '.join(missing)}, which no registered macro provides",
+            )
         graph[name] = sorted(needs)
     try:
         return list(TopologicalSorter(graph).static_order())

@@ -17,17 +17,18 @@ import errno
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..failures import (
     EXECUTOR_EXCEPTION,
-    InjectedFault,
     PARTIAL_SIDE_EFFECT,
     PRECONDITION_MISMATCH,
     PROTOCOL_FAILURE,
     VALIDATION_FAILURE,
+    InjectedFault,
 )
 from ..interrupts import kill_group, track_process, untrack_process
 from ..pytest_process import PytestRun, run_pytest
@@ -82,7 +83,9 @@ class MacroContext:
         return self.workspace.resolve(rel)
 
     def run_tests(self, paths: list[str] | None = None) -> PytestRun:
-        return run_pytest(self.root, list(paths or self.args.get("tests") or self.tests), self.test_timeout, sandbox=self.sandbox)
+        return run_pytest(
+            self.root, list(paths or self.args.get("tests") or self.tests), self.test_timeout, sandbox=self.sandbox
+        )
 
 
 @dataclass(frozen=True)
@@ -117,13 +120,22 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         return MacroOutcome(macro.name, PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
     before = ctx.workspace.files()
 
-    def outcome(failure: str | None, reason: str, problems: tuple[str, ...] = (), exc: BaseException | None = None) -> MacroOutcome:
+    def outcome(
+        failure: str | None, reason: str, problems: tuple[str, ...] = (), exc: BaseException | None = None
+    ) -> MacroOutcome:
         changes = compare(before, ctx.workspace.files())
         violations = _violations(macro, ctx.args, changes)
         return MacroOutcome(
-            macro.name, failure, reason, changes, problems, violations,
-            injected=isinstance(exc, InjectedFault), timed_out=isinstance(exc, MacroTimeout),
-            outside_writes=(exc.path,) if isinstance(exc, OutsideWrite) else (), seconds=time.monotonic() - started,
+            macro.name,
+            failure,
+            reason,
+            changes,
+            problems,
+            violations,
+            injected=isinstance(exc, InjectedFault),
+            timed_out=isinstance(exc, MacroTimeout),
+            outside_writes=(exc.path,) if isinstance(exc, OutsideWrite) else (),
+            seconds=time.monotonic() - started,
         )
 
     try:

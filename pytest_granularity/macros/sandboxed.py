@@ -23,9 +23,10 @@ import pickle
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..interrupts import kill_group, tracked_folder, tracked_process
 from .contract import MODULE_PREFIX
@@ -41,7 +42,7 @@ CHILD_CODE = "from pytest_granularity.macros.sandboxed import main; main()"
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-def call_in_sandbox(function: Callable[["MacroContext"], Any], ctx: "MacroContext", seconds: float) -> Message | None:
+def call_in_sandbox(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Message | None:
     """Run ``function(ctx)`` in a sandboxed child, killed whole past ``seconds``; None when it timed out."""
     body, modules = _pickled(function, ctx)
     reader, writer = os.pipe()
@@ -52,9 +53,12 @@ def call_in_sandbox(function: Callable[["MacroContext"], Any], ctx: "MacroContex
         )
         path = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")) if p)
         env = dict(os.environ, TMPDIR=scratch, PYTHONPATH=path)
-        with subprocess.Popen(
-            command, cwd=ctx.root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
-        ) as process, tracked_process(process.pid):
+        with (
+            subprocess.Popen(
+                command, cwd=ctx.root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
+            ) as process,
+            tracked_process(process.pid),
+        ):
             os.close(writer)
             connection = Connection(reader)
             try:
@@ -75,7 +79,7 @@ def _send(process: subprocess.Popen[bytes], payload: bytes) -> None:
         pass
 
 
-def _pickled(function: Callable[["MacroContext"], Any], ctx: "MacroContext") -> tuple[bytes, dict[str, str]]:
+def _pickled(function: Callable[[MacroContext], Any], ctx: MacroContext) -> tuple[bytes, dict[str, str]]:
     """The call as a pickle, and the macro runtime files (module name to source) it refers to."""
     buffer = io.BytesIO()
     pickler = _RecordingPickler(buffer)
@@ -134,7 +138,11 @@ def main() -> None:
         function, ctx = pickle.load(stdin)
     except Exception as exc:
         connection.send_bytes(READY)
-        connection.send_bytes(json.dumps(["error", f"the sandboxed process could not load the call: {type(exc).__name__}: {exc}"]).encode())
+        connection.send_bytes(
+            json.dumps(
+                ["error", f"the sandboxed process could not load the call: {type(exc).__name__}: {exc}"]
+            ).encode()
+        )
         return
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     connection.send_bytes(READY)

@@ -48,7 +48,8 @@ def validate(ctx: MacroContext) -> list[str]:
     tree = ast.parse(ctx.path(rel).read_text(encoding="utf-8"))
     expected = ast.dump(ast.parse(ctx.args["value"], mode="eval").body)
     values = [
-        ast.dump(node.value) for node in tree.body
+        ast.dump(node.value)
+        for node in tree.body
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
     ]
     if values != [expected]:
@@ -86,7 +87,12 @@ def insert_after_imports(source: str, statement: str) -> str:
     lines = source.splitlines(keepends=True)
     end, following = 0, None
     for index, node in enumerate(tree.body):
-        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        docstring = (
+            index == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
         if docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
             end = node.end_lineno or node.lineno
             continue

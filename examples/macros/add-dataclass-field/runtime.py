@@ -76,7 +76,11 @@ def run(ctx: MacroContext) -> str:
     body = cls.body
     if fields:
         anchor, indent = fields[-1].end_lineno, fields[-1].col_offset
-    elif isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    elif (
+        isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         anchor, indent = body[0].end_lineno, body[0].col_offset
     else:
         anchor, indent = body[0].lineno - 1, body[0].col_offset

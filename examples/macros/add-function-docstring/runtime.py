@@ -64,7 +64,7 @@ def run(ctx: MacroContext) -> str:
     body_line = lines[first.lineno - 1]
     newline = b"\r\n" if body_line.endswith(b"\r\n") else b"\n"
     indent = body_line[: first.col_offset]
-    lines.insert(first.lineno - 1, indent + f'"""{ctx.args["docstring"]}"""'.encode("utf-8") + newline)
+    lines.insert(first.lineno - 1, indent + f'"""{ctx.args["docstring"]}"""'.encode() + newline)
     ctx.path(ctx.args["file"]).write_bytes(b"".join(lines))
     return f"added a docstring to {ctx.args['function']} in {ctx.args['file']}"
 

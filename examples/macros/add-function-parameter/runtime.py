@@ -26,7 +26,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
     reasons = [f"{what} does not parse as a Python expression" for what in _bad_expressions(ctx)]
     functions = _top_level(tree, name)
     if len(functions) != 1:
-        return reasons + [f"{rel} defines {len(functions)} top-level functions named {name} (it must define exactly one)"]
+        return reasons + [
+            f"{rel} defines {len(functions)} top-level functions named {name} (it must define exactly one)"
+        ]
     function = functions[0]
     if parameter in _parameter_names(function.args):
         reasons.append(f"{name} already has a parameter named {parameter}")
@@ -82,7 +84,7 @@ def _parameter_names(args: ast.arguments) -> set[str]:
 
 def _defaults(args: ast.arguments) -> dict[str, ast.expr]:
     positional = [*args.posonlyargs, *args.args]
-    found = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    found = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
     found.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     return found
 

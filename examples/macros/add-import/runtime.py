@@ -71,7 +71,12 @@ def _insertion(tree: ast.Module, statement: Import, text: str) -> tuple[int, boo
     """The line after which the import goes, and whether it needs a blank line before it."""
     body = tree.body
     i, after = 0, 0
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         i, after = 1, body[0].end_lineno
     future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
     last = None
@@ -104,8 +109,11 @@ def preconditions(ctx: MacroContext) -> list[str]:
             continue
         for line, node in bindings.get(_bound(alias), []):
             same_package = (
-                isinstance(statement, ast.Import) and isinstance(node, ast.alias) and not node.asname
-                and not alias.asname and node.name.split(".")[0] == alias.name.split(".")[0]
+                isinstance(statement, ast.Import)
+                and isinstance(node, ast.alias)
+                and not node.asname
+                and not alias.asname
+                and node.name.split(".")[0] == alias.name.split(".")[0]
             )
             if not same_package:
                 reasons.append(f"{_bound(alias)} is already bound at line {line} of {ctx.args['file']}")

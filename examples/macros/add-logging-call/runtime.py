@@ -25,7 +25,9 @@ def _find_function(tree: ast.Module, dotted: str) -> ast.FunctionDef | ast.Async
 
 def _defines_logger(tree: ast.Module) -> bool:
     for stmt in tree.body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        targets = (
+            stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        )
         if any(isinstance(t, ast.Name) and t.id == "logger" for t in targets):
             return True
     return False
@@ -43,9 +45,11 @@ def _first_statement(node: ast.AST) -> ast.stmt | None:
 
 def _is_debug_call(stmt: ast.stmt | None, message: str) -> bool:
     return (
-        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
         and ast.unparse(stmt.value.func) == "logger.debug"
-        and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], ast.Constant)
+        and len(stmt.value.args) == 1
+        and isinstance(stmt.value.args[0], ast.Constant)
         and stmt.value.args[0].value == message
     )
 

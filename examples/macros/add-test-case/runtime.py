@@ -21,9 +21,9 @@ def _defines(tree: ast.Module, name: str) -> list[int]:
     """Lines where the module's top level binds ``name``."""
     lines = []
     for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name:
-            lines.append(stmt.lineno)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == name for a in stmt.names):
+        if (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name) or (isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in stmt.names
+        )):
             lines.append(stmt.lineno)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

@@ -30,7 +30,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
         reasons.append(f"the annotation {ctx.args['annotation']!r} does not parse as a Python expression")
     functions = find_functions(tree, name)
     if len(functions) != 1:
-        return reasons + [f"{rel} defines {len(functions)} functions {name} (it must define exactly one, top-level or Class.method)"]
+        return reasons + [
+            f"{rel} defines {len(functions)} functions {name} (it must define exactly one, top-level or Class.method)"
+        ]
     if functions[0].returns is not None:
         reasons.append(f"{name} already has the return annotation {ast.unparse(functions[0].returns)}")
     return reasons
@@ -42,7 +44,9 @@ def run(ctx: MacroContext) -> str:
     annotate = _Annotate(ctx.args["function"], ctx.args["annotation"])
     updated = module.visit(annotate)
     if annotate.count != 1:
-        raise MacroError(f"{ctx.args['file']} changed while the macro ran: {ctx.args['function']} is not there once without a return annotation")
+        raise MacroError(
+            f"{ctx.args['file']} changed while the macro ran: {ctx.args['function']} is not there once without a return annotation"
+        )
     path.write_text(updated.code, encoding="utf-8")
     return f"annotated {ctx.args['function']} in {ctx.args['file']} as returning {ctx.args['annotation']}"
 

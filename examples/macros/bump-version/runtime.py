@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 import tomllib
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
@@ -57,7 +58,7 @@ def preconditions(ctx: MacroContext) -> list[str]:
         span = _project_span(text)
         lines = len(_version_line(old).findall(text[span[0] : span[1]])) if span else 0
         if lines != 1:
-            reasons.append(f"[project] in {PYPROJECT} has no plain line version = \"{old}\"")
+            reasons.append(f'[project] in {PYPROJECT} has no plain line version = "{old}"')
     for rel in ctx.args.get("files", []):
         try:
             extra = ctx.path(rel)
@@ -82,7 +83,9 @@ def run(ctx: MacroContext) -> str:
     span = _project_span(text)
     if span is None:
         raise MacroError(f"{PYPROJECT} has no [project] table")
-    section, count = _version_line(old).subn(lambda m: m.group(1) + m.group(2) + new + m.group(2), text[span[0] : span[1]], count=1)
+    section, count = _version_line(old).subn(
+        lambda m: m.group(1) + m.group(2) + new + m.group(2), text[span[0] : span[1]], count=1
+    )
     if count != 1:
         raise MacroError(f"{PYPROJECT} changed while the bump was under way")
     path.write_text(text[: span[0]] + section + text[span[1] :], encoding="utf-8")

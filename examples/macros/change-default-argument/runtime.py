@@ -29,10 +29,14 @@ def preconditions(ctx: MacroContext) -> list[str]:
         return [f"the default {ctx.args['default']!r} does not parse as a Python expression"]
     functions = find_functions(tree, name)
     if len(functions) != 1:
-        return [f"{rel} defines {len(functions)} functions {name} (it must define exactly one, top-level or Class.method)"]
+        return [
+            f"{rel} defines {len(functions)} functions {name} (it must define exactly one, top-level or Class.method)"
+        ]
     current = defaults(functions[0].args)
     if parameter not in current:
-        return [f"{name} has no parameter {parameter} with a default (parameters with defaults: {', '.join(current) or 'none'})"]
+        return [
+            f"{name} has no parameter {parameter} with a default (parameters with defaults: {', '.join(current) or 'none'})"
+        ]
     if ast.dump(current[parameter]) == new:
         return [f"the default of {parameter} is already {ctx.args['default']}"]
     return []
@@ -44,7 +48,9 @@ def run(ctx: MacroContext) -> str:
     change = _ChangeDefault(ctx.args["function"], ctx.args["parameter"], ctx.args["default"])
     updated = module.visit(change)
     if change.count != 1:
-        raise MacroError(f"{ctx.args['file']} changed while the macro ran: the parameter {ctx.args['parameter']} of {ctx.args['function']} is not there once")
+        raise MacroError(
+            f"{ctx.args['file']} changed while the macro ran: the parameter {ctx.args['parameter']} of {ctx.args['function']} is not there once"
+        )
     path.write_text(updated.code, encoding="utf-8")
     return f"changed the default of {ctx.args['parameter']} in {ctx.args['function']} from {change.old} to {ctx.args['default']}"
 
@@ -73,7 +79,7 @@ def find_functions(tree: ast.Module, dotted: str) -> list[ast.FunctionDef | ast.
 
 def defaults(args: ast.arguments) -> dict[str, ast.expr]:
     positional = [*args.posonlyargs, *args.args]
-    found = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    found = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
     found.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     return found
 

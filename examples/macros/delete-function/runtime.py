@@ -22,7 +22,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
     except SyntaxError as exc:
         return [f"{rel} does not parse (line {exc.lineno})"]
     functions = _top_level(tree, name)
-    bindings = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name]
+    bindings = [
+        n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name
+    ]
     if len(functions) != 1 or len(bindings) != 1:
         return [f"{rel} does not define exactly one top-level function {name}"]
     lines = references(tree, functions[0])
@@ -66,11 +68,17 @@ def references(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDe
     """Lines outside the function that use its name: as a name, or as a string such as an __all__ entry."""
     inside = {id(n) for n in ast.walk(function)}
     name = function.name
-    return sorted({
-        node.lineno for node in ast.walk(tree)
-        if id(node) not in inside
-        and ((isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Constant) and node.value == name))
-    })
+    return sorted(
+        {
+            node.lineno
+            for node in ast.walk(tree)
+            if id(node) not in inside
+            and (
+                (isinstance(node, ast.Name) and node.id == name)
+                or (isinstance(node, ast.Constant) and node.value == name)
+            )
+        }
+    )
 
 
 def _top_level(tree: ast.Module, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -28,7 +28,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
         return [f"{literal!r} is not a Python literal (a number, string, bytes, or a tuple/list/set/dict of them)"]
     functions = find_functions(tree, function)
     if len(functions) != 1:
-        return [f"{rel} defines {len(functions)} functions {function} (it must define exactly one, top-level or Class.method)"]
+        return [
+            f"{rel} defines {len(functions)} functions {function} (it must define exactly one, top-level or Class.method)"
+        ]
     reasons = []
     if not occurrences(source, functions[0], literal):
         reasons.append(f"{function} holds no literal written exactly {literal}")
@@ -63,7 +65,8 @@ def validate(ctx: MacroContext) -> list[str]:
     source = ctx.path(rel).read_text(encoding="utf-8")
     tree = ast.parse(source)
     assigned = [
-        ast.get_source_segment(source, node.value) for node in tree.body
+        ast.get_source_segment(source, node.value)
+        for node in tree.body
         if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [name]
     ]
     if assigned != [literal]:
@@ -92,7 +95,12 @@ def occurrences(source: str, function: ast.FunctionDef | ast.AsyncFunctionDef, l
     The docstring and the insides of f-strings are skipped.
     """
     body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body = body[1:]
     args = function.args
     stack: list[ast.AST] = [*body, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
@@ -147,7 +155,12 @@ def insert_after_imports(source: str, statement: str) -> str:
     lines = source.splitlines(keepends=True)
     end, following = 0, None
     for index, node in enumerate(tree.body):
-        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        docstring = (
+            index == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
         if docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
             end = node.end_lineno or node.lineno
             continue

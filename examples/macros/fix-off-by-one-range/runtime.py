@@ -45,7 +45,9 @@ def _find(ctx: MacroContext) -> tuple[str, list[ast.expr], list[str]]:
     """The file's text, the matching range() arguments, and the reasons the macro does not fit."""
     rel, name = ctx.args["file"], ctx.args["function"]
     old, new = _expression(ctx.args["old_expr"]), _expression(ctx.args["new_expr"])
-    reasons = [f"{key} is not a Python expression" for key, dump in (("old_expr", old), ("new_expr", new)) if dump is None]
+    reasons = [
+        f"{key} is not a Python expression" for key, dump in (("old_expr", old), ("new_expr", new)) if dump is None
+    ]
     if old is not None and old == new:
         reasons.append("old_expr and new_expr are the same expression")
     try:
@@ -64,7 +66,9 @@ def _find(ctx: MacroContext) -> tuple[str, list[ast.expr], list[str]]:
         return text, [], reasons + [f"{rel} defines {len(found)} functions named {name} (it must define exactly one)"]
     matches = _range_args(found[0], old) if old is not None else []
     if old is not None and len(matches) != 1:
-        reasons.append(f"{name} has {len(matches)} range() arguments equal to {ctx.args['old_expr'].strip()} (it must have exactly one)")
+        reasons.append(
+            f"{name} has {len(matches)} range() arguments equal to {ctx.args['old_expr'].strip()} (it must have exactly one)"
+        )
     return text, matches, reasons
 
 
@@ -96,5 +100,7 @@ def validate(ctx: MacroContext) -> list[str]:
     found = _functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), name)
     old, new = _expression(ctx.args["old_expr"]), _expression(ctx.args["new_expr"])
     if len(found) != 1 or _range_args(found[0], old) or not _range_args(found[0], new):
-        return [f"the range() in {name} does not use {ctx.args['new_expr'].strip()} instead of {ctx.args['old_expr'].strip()}"]
+        return [
+            f"the range() in {name} does not use {ctx.args['new_expr'].strip()} instead of {ctx.args['old_expr'].strip()}"
+        ]
     return test_problems(ctx)

@@ -20,7 +20,9 @@ def _bound(alias: ast.alias) -> str:
 
 
 def _importers(tree: ast.Module, name: str) -> list[Import]:
-    return [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and any(_bound(a) == name for a in s.names)]
+    return [
+        s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and any(_bound(a) == name for a in s.names)
+    ]
 
 
 def _read(ctx: MacroContext) -> tuple[str, ast.Module | None, list[str]]:

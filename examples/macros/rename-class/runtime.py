@@ -28,7 +28,10 @@ def preconditions(ctx: MacroContext) -> list[str]:
     reasons = []
     if len(_classes(tree, old)) != 1:
         reasons.append(f"{rel} does not define exactly one top-level class {old}")
-    if any(isinstance(n, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == old for a in n.names) for n in ast.walk(tree)):
+    if any(
+        isinstance(n, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == old for a in n.names)
+        for n in ast.walk(tree)
+    ):
         reasons.append(f"{rel} also imports a name {old}; the rename would be ambiguous")
     if re.search(rf"\b{re.escape(new)}\b", text):
         reasons.append(f"{rel} already mentions {new}")
@@ -51,7 +54,10 @@ def validate(ctx: MacroContext) -> list[str]:
     tree = ast.parse(ctx.path(rel).read_text(encoding="utf-8"))
     if len(_classes(tree, new)) != 1:
         problems.append(f"{rel} does not define the class {new}")
-    left = sorted({n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == old} | {c.lineno for c in _classes(tree, old)})
+    left = sorted(
+        {n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == old}
+        | {c.lineno for c in _classes(tree, old)}
+    )
     if left:
         problems.append(f"{rel} still uses {old} on line(s) {', '.join(map(str, left))}")
     return problems or test_problems(ctx)

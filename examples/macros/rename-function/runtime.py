@@ -69,7 +69,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
         return ["old and new are the same name"]
     count = len(_top_defs(tree, old))
     if count != 1:
-        reasons.append(f"{ctx.args['file']} defines {count} top-level functions named {old} (it must define exactly one)")
+        reasons.append(
+            f"{ctx.args['file']} defines {count} top-level functions named {old} (it must define exactly one)"
+        )
     return reasons + _conflicts(tree, old, new)
 
 
@@ -78,7 +80,9 @@ def _edits(text: str, tree: ast.Module, old: str) -> list[tuple[Position, Positi
     lines = text.encode("utf-8").splitlines(keepends=True)
     spans = []
     for node in _top_defs(tree, old):
-        match = re.compile(rb"def\s+(" + re.escape(old.encode()) + rb")\b").search(lines[node.lineno - 1], node.col_offset)
+        match = re.compile(rb"def\s+(" + re.escape(old.encode()) + rb")\b").search(
+            lines[node.lineno - 1], node.col_offset
+        )
         if match is None:
             raise MacroError(f"cannot find the name in the def of {old} (line {node.lineno})")
         spans.append(((node.lineno, match.start(1)), (node.lineno, match.end(1))))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from pathlib import Path
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext, MacroError
@@ -101,7 +100,9 @@ def validate(ctx: MacroContext) -> list[str]:
     problems = syntax_problems(ctx, files)
     if problems:
         return problems
-    left = [rel for rel in files if old in (text := ctx.path(rel).read_text(encoding="utf-8")) and _string_tokens(text, old)]
+    left = [
+        rel for rel in files if old in (text := ctx.path(rel).read_text(encoding="utf-8")) and _string_tokens(text, old)
+    ]
     if left:
         return [f"the literal {old!r} is still in {', '.join(left)}"]
     return test_problems(ctx)

@@ -47,7 +47,11 @@ def _body_span(ctx: MacroContext) -> tuple[bytes, tuple[int, int] | None, list[s
     span = (starts[first.lineno - 1] + first.col_offset, starts[node.end_lineno - 1] + node.end_col_offset)
     count = data[span[0] : span[1]].count(ctx.args["old"].encode("utf-8"))
     if count != 1:
-        return data, span, [f"the text to replace occurs {count} times in the body of {name} (it must occur exactly once)"]
+        return (
+            data,
+            span,
+            [f"the text to replace occurs {count} times in the body of {name} (it must occur exactly once)"],
+        )
     return data, span, []
 
 

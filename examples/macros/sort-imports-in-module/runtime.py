@@ -14,7 +14,12 @@ Imports = (ast.Import, ast.ImportFrom)
 def _block(tree: ast.Module) -> list[ast.stmt]:
     """The top-of-module import statements after the docstring and __future__ imports."""
     body = list(tree.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body.pop(0)
     while body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
         body.pop(0)
@@ -55,11 +60,16 @@ def _analyse(text: str) -> tuple[list[str], list[ast.stmt], list[str]]:
 
 def _ordered(lines: list[str], block: list[ast.stmt]) -> list[str]:
     entries = [(s, lines[s.lineno - 1]) for s in block]
-    return [line if line.endswith("\n") else line + "\n" for _, line in sorted(entries, key=lambda e: _key(e[0], e[1].strip()))]
+    return [
+        line if line.endswith("\n") else line + "\n"
+        for _, line in sorted(entries, key=lambda e: _key(e[0], e[1].strip()))
+    ]
 
 
 def _is_sorted(lines: list[str], block: list[ast.stmt]) -> bool:
-    return [lines[s.lineno - 1].rstrip("\r\n") for s in block] == [line.rstrip("\r\n") for line in _ordered(lines, block)]
+    return [lines[s.lineno - 1].rstrip("\r\n") for s in block] == [
+        line.rstrip("\r\n") for line in _ordered(lines, block)
+    ]
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

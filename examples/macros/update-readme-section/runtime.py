@@ -26,7 +26,12 @@ def headings(lines: list[str]) -> list[Heading]:
     for index, line in enumerate(lines):
         opening = FENCE.match(line)
         if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
+            if (
+                opening
+                and opening.group(1)[0] == fence[0]
+                and len(opening.group(1)) >= len(fence)
+                and not line.strip().strip(fence[0])
+            ):
                 fence = None
             continue
         if opening:
@@ -48,7 +53,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
         return [f"{README} has {len(matches)} headings titled {ctx.args['heading']!r} (it must have exactly one)"]
     nested = [h.text for h in headings(_body_lines(ctx.args["body"])) if h.level <= matches[0].level]
     if nested:
-        return [f"the new body holds heading(s) {nested} of the section's level or higher; they would split the section"]
+        return [
+            f"the new body holds heading(s) {nested} of the section's level or higher; they would split the section"
+        ]
     return []
 
 
@@ -58,7 +65,9 @@ def run(ctx: MacroContext) -> str:
     start, end = _section(lines, ctx.args["heading"])
     body = _body_lines(ctx.args["body"])
     blank_after = ["\n"] if end < len(lines) else []
-    path.write_text("".join(lines[: start + 1] + ["\n"] + body + (blank_after if body else []) + lines[end:]), encoding="utf-8")
+    path.write_text(
+        "".join(lines[: start + 1] + ["\n"] + body + (blank_after if body else []) + lines[end:]), encoding="utf-8"
+    )
     return f"replaced the body of the section {ctx.args['heading']!r} in {README} ({end - start - 1} lines -> {len(body)} lines)"
 
 

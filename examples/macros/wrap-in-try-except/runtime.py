@@ -44,7 +44,9 @@ def _known(name: str, names: set[str]) -> bool:
 
 def _body(node: ast.AST) -> list[ast.stmt]:
     first = node.body[0]
-    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    docstring = (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    )
     return node.body[1:] if docstring else node.body
 
 
@@ -107,7 +109,9 @@ class _Wrap(cst.CSTTransformer):
             name=cst.AsName(name=cst.Name("exc")),
             body=cst.IndentedBlock([cst.parse_statement(f"raise {self.raise_as}(str(exc)) from exc\n")]),
         )
-        first = statements[0].with_changes(leading_lines=()) if hasattr(statements[0], "leading_lines") else statements[0]
+        first = (
+            statements[0].with_changes(leading_lines=()) if hasattr(statements[0], "leading_lines") else statements[0]
+        )
         wrapped = cst.Try(
             body=cst.IndentedBlock([first, *statements[1:]]),
             handlers=[handler],
@@ -145,6 +149,10 @@ def validate(ctx: MacroContext) -> list[str]:
         return problems
     node = _find_function(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), function)
     body = _body(node) if node is not None else []
-    if not (len(body) == 1 and isinstance(body[0], ast.Try) and any(h.type is not None and ast.unparse(h.type) == catch for h in body[0].handlers)):
+    if not (
+        len(body) == 1
+        and isinstance(body[0], ast.Try)
+        and any(h.type is not None and ast.unparse(h.type) == catch for h in body[0].handlers)
+    ):
         return [f"the body of {function} in {rel} is not a try statement handling {catch}"]
     return test_problems(ctx)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_granularity.features import prompt_paths, prompt_snippets
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.features import prompt_paths, prompt_snippets
 from pytest_granularity.workspace import PathEscape
 
 
