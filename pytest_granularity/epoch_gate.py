@@ -103,7 +103,8 @@ def _success(
     drop_p = permutation_pvalue([(a, b) for b, a in pairs], seed + "|drop")
     if drop_p <= level and before - after > threshold + 1e-12:
         regressions.append(
-            f"{where}: success rate dropped {change()}, p={drop_p:.4f} <= {level:.4g} ({judged_at}), past --granularity-max-success-drop={threshold:g}"
+            f"{where}: success rate dropped {change()}, p={drop_p:.4f} <= {level:.4g} ({judged_at}), "
+            f"past --granularity-max-success-drop={threshold:g}"
         )
     elif after > before and permutation_pvalue(pairs, seed + "|success-rise") <= level:
         improvements.append(f"{where}: success rate rose {change()}")
@@ -126,12 +127,14 @@ def _tokens(
 
     def change() -> str:
         low, high = bootstrap_ci([fmean(a) - fmean(b) for b, a in pairs], seed + "|tokens")
-        return f"{before:.1f} -> {after:.1f} ({rise:+.1%}; per task {after - before:+.1f}, 95% CI [{low:+.1f}, {high:+.1f}])"
+        per_task = f"per task {after - before:+.1f}, 95% CI [{low:+.1f}, {high:+.1f}]"
+        return f"{before:.1f} -> {after:.1f} ({rise:+.1%}; {per_task})"
 
     rise_p = permutation_pvalue(pairs, seed + "|tokens-rise")
     if rise_p <= level and rise > threshold + 1e-12:
         regressions.append(
-            f"{where}: mean tokens rose {change()}, p={rise_p:.4f} <= {level:.4g} ({judged_at}), past --granularity-max-token-increase={threshold:.1%}"
+            f"{where}: mean tokens rose {change()}, p={rise_p:.4f} <= {level:.4g} ({judged_at}), "
+            f"past --granularity-max-token-increase={threshold:.1%}"
         )
     elif rise < 0 and permutation_pvalue([(a, b) for b, a in pairs], seed + "|tokens-fall") <= level:
         improvements.append(f"{where}: mean tokens fell {change()}")

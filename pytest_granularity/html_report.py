@@ -15,13 +15,16 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .metrics import EpochSummary, Summary, epoch_summaries, paired_differences, summarize
 from .plot import write_plot
 from .report import PAIR_HEADERS, SUMMARY_HEADERS, pair_rows, summary_rows
 from .result import ERROR, FAILED, PASSED, RunResult
+
+if TYPE_CHECKING:
+    import jinja2
 
 TITLE = "pytest-granularity runs"
 VERIFIER_TAIL_LINES = 60
@@ -109,7 +112,7 @@ def content_security_policy(script: str, style: str) -> str:
     )
 
 
-def _environment() -> Any:
+def _environment() -> jinja2.Environment:
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     return Environment(
@@ -119,6 +122,7 @@ def _environment() -> Any:
 
 def render_html(results: Sequence[RunResult], title: str = TITLE) -> str:
     env = _environment()
+    assert env.loader is not None  # _environment always sets one
     script = env.loader.get_source(env, "report.js")[0]
     style = env.loader.get_source(env, "report.css")[0]
     ordered = failures_first(results)

@@ -118,7 +118,7 @@ def die_with_parent(signum: int = signal.SIGTERM) -> bool:
     """Ask the kernel (Linux) to send ``signum`` when the parent process dies; False where unsupported."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0
+        return bool(libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 

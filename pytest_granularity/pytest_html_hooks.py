@@ -76,7 +76,7 @@ class PytestHtmlHooks:
         result = record_of(report) if report.when == "call" else None
         if result is None or self.page is None:
             return
-        from pytest_html import extras  # type: ignore[import-not-found]
+        from pytest_html import extras
 
         from .html_report import run_id
 

@@ -83,7 +83,10 @@ class Sandbox:
     def describe(self) -> str:
         """The one line the report starts with: whether runs were sandboxed, and if not, why."""
         if self.active:
-            return "sandbox: bwrap (read-only root, writable workspace and scratch, private /tmp, no network, own PID namespace)"
+            return (
+                "sandbox: bwrap (read-only root, writable workspace and scratch, private /tmp, no network, "
+                "own PID namespace)"
+            )
         return f"sandbox: none: runs are NOT sandboxed ({self.note or '--granularity-sandbox=none'})"
 
 

@@ -25,7 +25,8 @@ class DefinitionError(Exception):
 
 @cache
 def packaged_schema(name: str) -> dict[str, Any]:
-    return json.loads(resources.files("pytest_granularity").joinpath(f"schemas/{name}").read_text())
+    schema: dict[str, Any] = json.loads(resources.files("pytest_granularity").joinpath(f"schemas/{name}").read_text())
+    return schema
 
 
 def first_error(schema: dict[str, Any], instance: Any) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, overload
 
 from .schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
@@ -113,6 +113,12 @@ def _relative(path: Path, field_name: str, value: str) -> str:
     return pure.as_posix()
 
 
+@overload
+def _task_folder(path: Path, field_name: str, value: str) -> Path: ...
+@overload
+def _task_folder(path: Path, field_name: str, value: None) -> None: ...
+@overload
+def _task_folder(path: Path, field_name: str, value: str | None) -> Path | None: ...
 def _task_folder(path: Path, field_name: str, value: str | None) -> Path | None:
     """One of the task's own folders (setup, solution, verifier): it must lie inside the task's folder."""
     if value is None:

@@ -50,7 +50,10 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Usage:
-    """What a provider reports for one model call; ``cached`` is None when it does not say, ``cost`` when no price is known."""
+    """What a provider reports for one model call.
+
+    ``cached`` is None when the provider does not say, ``cost`` when no price is known.
+    """
 
     prompt: int
     completion: int

@@ -258,10 +258,12 @@ def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
         commit = repo.commit(ref)
     except (git.InvalidGitRepositoryError, git.BadName, ValueError) as exc:
         raise WorkspaceError(f"{task.path}: fixture_ref '{ref}' cannot be read from {fixture}: {exc}") from None
+    assert repo.working_tree_dir is not None  # a fixture folder is never a bare repository
     prefix = fixture.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
     tree = commit.tree if prefix == "." else commit.tree / prefix
+    assert isinstance(tree, git.Tree), f"{prefix} is not a folder at {ref}"
     return {
-        blob.path[len(prefix) + 1 :] if prefix != "." else blob.path: blob.data_stream.read()
+        str(blob.path)[len(prefix) + 1 :] if prefix != "." else str(blob.path): blob.data_stream.read()
         for blob in tree.traverse()
-        if blob.type == "blob"
+        if isinstance(blob, git.Blob)
     }

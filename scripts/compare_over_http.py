@@ -62,7 +62,8 @@ def main() -> None:
     for key in differ:
         print("differs:", *key)
     print(
-        f"{len(local)} runs in process ({in_process:.0f} s), {len(remote)} over HTTP ({over_http:.0f} s); {len(differ)} differ"
+        f"{len(local)} runs in process ({in_process:.0f} s), {len(remote)} over HTTP ({over_http:.0f} s); "
+        f"{len(differ)} differ"
     )
     sys.exit(1 if differ else 0)
 

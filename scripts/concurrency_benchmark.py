@@ -37,7 +37,8 @@ def main() -> None:
     replies = len(server.requests)
     ideal = replies * args.delay / args.workers
     print(
-        f"{replies} replies x {args.delay:g} s / {args.workers} workers = {ideal:.1f} s ideal; wall {wall:.1f} s; ratio {wall / ideal:.2f}"
+        f"{replies} replies x {args.delay:g} s / {args.workers} workers = {ideal:.1f} s ideal; "
+        f"wall {wall:.1f} s; ratio {wall / ideal:.2f}"
     )
 
 

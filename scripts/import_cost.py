@@ -13,7 +13,10 @@ import statistics
 import subprocess
 import sys
 
-PROBE = "import sys, time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t, 'openai' in sys.modules)"
+PROBE = (
+    "import sys, time; t = time.perf_counter(); import {module}; "
+    "print(time.perf_counter() - t, 'openai' in sys.modules)"
+)
 
 
 def cost(module: str, runs: int) -> tuple[float, bool]:

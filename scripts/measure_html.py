@@ -5,7 +5,8 @@ Usage: python scripts/measure_html.py REPORT.json [--repeat N] [--keep PAGE.html
 Builds the page from a saved --granularity-report, opens it N times (a fresh tab each time) and
 prints the median of the Performance API's figures, in milliseconds from navigation start:
 DOMContentLoaded, the load event (after the page's script has built every run row), the first
-frame painted after it; and the time to open the first run's details and its transcript. Needs Chromium (scripts/install-browser.sh).
+frame painted after it; and the time to open the first run's details and its transcript.
+Needs Chromium (scripts/install-browser.sh).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ FIRST_FRAME = "new Promise(done => requestAnimationFrame(() => setTimeout(() => 
 
 
 def shoot(browser: Chromium, page: Path, path: Path) -> None:
-    """A degraded run, as a person finds it: filter to hybrid with a late fault, open the first, expand its transcript."""
+    """A degraded run, as a person finds it: filter to hybrid, late fault; open the first; expand its transcript."""
     browser.open(page)
     browser.screenshot(path.with_name(path.stem + "-summary.png"))
     browser.choose("#filter-policy", "hybrid")
@@ -81,14 +82,16 @@ def main() -> int:
     print(f"runs: {len(records)}")
     print(f"page: {size} bytes ({size / 1e6:.2f} MB), built in {build:.2f} s")
     print(
-        f"DOMContentLoaded: median {statistics.median(ready):.0f} ms of {args.repeat} ({', '.join(f'{v:.0f}' for v in ready)})"
+        f"DOMContentLoaded: median {statistics.median(ready):.0f} ms of {args.repeat} "
+        f"({', '.join(f'{v:.0f}' for v in ready)})"
     )
     print(f"load event end:   median {statistics.median(loads):.0f} ms ({', '.join(f'{v:.0f}' for v in loads)})")
     print(
         f"first frame after load: median {statistics.median(painted):.0f} ms ({', '.join(f'{v:.0f}' for v in painted)})"
     )
     print(
-        f"open first run and its transcript (includes the DevTools round trips): median {statistics.median(opened):.0f} ms"
+        "open first run and its transcript (includes the DevTools round trips): "
+        f"median {statistics.median(opened):.0f} ms"
     )
     return 0
 

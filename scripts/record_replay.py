@@ -50,7 +50,8 @@ def main() -> None:
         )
         recordings = len(list((root / "cassette").iterdir()))
     print(
-        f"live (recording {recordings} responses): {live:.1f} s; replay, server gone: {replay:.1f} s; reports identical: {same}"
+        f"live (recording {recordings} responses): {live:.1f} s; "
+        f"replay, server gone: {replay:.1f} s; reports identical: {same}"
     )
     sys.exit(0 if same else 1)
 

@@ -49,7 +49,8 @@ def main() -> int:
     for label, samples in (("pytest run", pytest_seconds), ("macro call", macro_seconds)):
         plain, boxed = statistics.median(samples["none"]), statistics.median(samples["bwrap"])
         print(
-            f"  {label:<11} none {plain:.3f}  bwrap {boxed:.3f}  difference {boxed - plain:+.3f}  ratio {boxed / plain:.2f}"
+            f"  {label:<11} none {plain:.3f}  bwrap {boxed:.3f}  "
+            f"difference {boxed - plain:+.3f}  ratio {boxed / plain:.2f}"
         )
     return 0
 

@@ -129,8 +129,8 @@ def main() -> None:
         low, high = wilson(failed, count)
         kind = "detection" if scenario.changed else "false alarm"
         print(
-            f"| {scenario.name} ({kind}) | {scenario.tasks} x {scenario.epochs} | {count} | {failed} | {failed / count:.3f} | "
-            f"[{low:.3f}, {high:.3f}] | {seconds:.2f} |",
+            f"| {scenario.name} ({kind}) | {scenario.tasks} x {scenario.epochs} | {count} | {failed} | "
+            f"{failed / count:.3f} | [{low:.3f}, {high:.3f}] | {seconds:.2f} |",
             flush=True,
         )
 

@@ -86,7 +86,7 @@ def test_an_applicability_check_can_neither_peek_nor_write(fix_add, tmp_path, at
     macros = MacroRegistry.load([tmp_path / "lib"])
     with (
         Workspace.for_task(fix_add) as ws,
-        pytest.raises(ApplicabilityError, match="field 'applicability.derive'.*snoop.*PermissionError"),
+        pytest.raises(ApplicabilityError, match=r"field 'applicability\.derive'.*snoop.*PermissionError"),
     ):
         features_of(fix_add, ws, macros)
     assert not (tmp_path / "planted.txt").exists()

@@ -134,7 +134,7 @@ def test_baseline_from_a_git_ref(tmp_path):
     (tmp_path / ".granularity" / "baseline.json").write_text("changed in the work tree")
     loaded = load_baseline("git:main:.granularity/baseline.json", tmp_path)
     assert loaded.runs["a|micro|none"].tokens == 42 and loaded.source == "git:main:.granularity/baseline.json"
-    with pytest.raises(BaselineError, match="no file 'nope.json' at main"):
+    with pytest.raises(BaselineError, match=r"no file 'nope\.json' at main"):
         load_baseline("git:main:nope.json", tmp_path)
     with pytest.raises(BaselineError, match="no commit 'nobranch'"):
         load_baseline("git:nobranch:.granularity/baseline.json", tmp_path)

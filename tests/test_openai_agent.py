@@ -46,7 +46,7 @@ def test_a_model_that_fixes_the_task_passes_and_sends_the_real_wire_format(fix_a
 
 
 def test_text_without_a_tool_call_gets_a_nudge_and_is_billed(fix_add):
-    result, requests = run(fix_add, [text("Let me think about SCALE first."), calls(FIX), calls(("finish", {}))])
+    result, _ = run(fix_add, [text("Let me think about SCALE first."), calls(FIX), calls(("finish", {}))])
     assert result.success and result.steps == 1
     assert result.transcript[2] == {"role": "assistant", "content": "Let me think about SCALE first."}
     assert result.transcript[3]["role"] == "user" and "called no tool" in result.transcript[3]["content"]

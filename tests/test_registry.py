@@ -75,7 +75,7 @@ def test_dependencies_are_ordered_and_checked(tmp_path):
         MacroRegistry.load([tmp_path / "missing"], builtin=False)
     clone(tmp_path / "cycle", "ping", "depends_on: [pong]\n")
     clone(tmp_path / "cycle", "pong", "depends_on: [ping]\n")
-    with pytest.raises(DefinitionError, match="dependency cycle: (ping -> pong -> ping|pong -> ping -> pong)"):
+    with pytest.raises(DefinitionError, match=r"dependency cycle: (ping -> pong -> ping|pong -> ping -> pong)"):
         MacroRegistry.load([tmp_path / "cycle"], builtin=False)
 
 

@@ -56,7 +56,8 @@ class ModelCache:
         path = self.folder / f"{key}.json"
         recorded = _read(path)
         if recorded is not None and (self.mode in ("replay", "auto") or recorded.get("session") == self.session):
-            return recorded["response"]
+            replayed: dict[str, Any] = recorded["response"]
+            return replayed
         if self.mode == "replay" or self.live is None:
             raise InfrastructureError(
                 f"{where}: no recording of this request in {self.folder} (replay mode; key {key})"
@@ -69,9 +70,11 @@ class ModelCache:
         with _locked(self.folder):
             current = _read(path)
             if current is not None and (self.mode == "auto" or current.get("session") == self.session):
-                return current["response"]
+                standing: dict[str, Any] = current["response"]
+                return standing
             _write_atomically(path, json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-        return entry["response"]
+        stored: dict[str, Any] = entry["response"]
+        return stored
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -1,7 +1,8 @@
 """The deterministic reference agent: a stand-in for a competent model, for CI.
 
 It knows the task's reference solution (the files as they must end up) and the initial
-workspace, handed to it through the :class:`Oracle` channel that no other agent gets, and pays honest token costs for the observations a model would need: it lists and
+workspace, handed to it through the :class:`Oracle` channel that no other agent gets, and pays
+honest token costs for the observations a model would need: it lists and
 searches before it reads, reads every file before editing it and computes its edits from what
 the read showed, and after a failed macro it looks at the diff and reads what still differs
 before it edits it. When it degrades having called no macro (none applied), it has seen nothing
