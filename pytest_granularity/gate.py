@@ -121,12 +121,13 @@ class Baseline:
 def load_baseline(spec: str, root: Path) -> Baseline:
     """A baseline from a path, or from ``git:REF:PATH`` (read through GitPython, no checkout)."""
     if spec.startswith(GIT_PREFIX):
-        ref, _, path = spec[len(GIT_PREFIX) :].partition(":")
-        if not ref or not path:
+        ref, _, in_repo = spec[len(GIT_PREFIX) :].partition(":")
+        if not ref or not in_repo:
             raise BaselineError(
-                f"{spec}: a git baseline is written git:REF:PATH, for example git:origin/main:.granularity/baseline.json"
+                f"{spec}: a git baseline is written git:REF:PATH, "
+                "for example git:origin/main:.granularity/baseline.json"
             )
-        return Baseline.parse(_read_from_git(root, ref, path, spec), spec)
+        return Baseline.parse(_read_from_git(root, ref, in_repo, spec), spec)
     path = Path(spec) if Path(spec).is_absolute() else root / spec
     try:
         return Baseline.parse(path.read_text(encoding="utf-8"), spec)
@@ -140,7 +141,8 @@ def _read_from_git(root: Path, ref: str, path: str, spec: str) -> str:
     try:
         repo = git.Repo(root, search_parent_directories=True)
         blob = repo.commit(ref).tree / path
-        return blob.data_stream.read().decode("utf-8")
+        data: bytes = blob.data_stream.read()
+        return data.decode("utf-8")
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
         raise BaselineError(f"{spec}: {root} is not in a git repository ({exc})") from None
     except (git.BadName, ValueError) as exc:
@@ -173,12 +175,16 @@ def run_regression(entry: Entry | None, result: RunResult, thresholds: Threshold
     """Why this run is worse than its baseline entry, or None."""
     if entry is None or not entry.success:
         return None
-    numbers = f"baseline: passed, {entry.steps} steps, {entry.tokens} tokens; now: {result.outcome}, {result.steps} steps, {result.tokens} tokens"
+    numbers = (
+        f"baseline: passed, {entry.steps} steps, {entry.tokens} tokens; "
+        f"now: {result.outcome}, {result.steps} steps, {result.tokens} tokens"
+    )
+    run = f"{result.task} [{result.policy}, fault {result.fault}]"
     if not result.success:
-        return f"regressed: {result.task} [{result.policy}, fault {result.fault}] passed in the baseline and now fails ({numbers})"
+        return f"regressed: {run} passed in the baseline and now fails ({numbers})"
     if result.tokens > entry.tokens * (1 + thresholds.test_token_tolerance):
         return (
-            f"regressed: {result.task} [{result.policy}, fault {result.fault}] tokens rose {_rise_text(entry.tokens, result.tokens)}, "
+            f"regressed: {run} tokens rose {_rise_text(entry.tokens, result.tokens)}, "
             f"past the per-test tolerance of {thresholds.test_token_tolerance:.1%} ({numbers})"
         )
     return None
@@ -266,14 +272,17 @@ def _aggregate(
     drop = before_success - after_success
     if drop > thresholds.max_success_drop + 1e-12:
         report.regressions.append(
-            f"{where}: success rate dropped {before_success:.3f} -> {after_success:.3f} ({-drop:+.3f}), past --granularity-max-success-drop={thresholds.max_success_drop:g}"
+            f"{where}: success rate dropped {before_success:.3f} -> {after_success:.3f} ({-drop:+.3f}), "
+            f"past --granularity-max-success-drop={thresholds.max_success_drop:g}"
         )
     elif drop < 0:
         report.improvements.append(f"{where}: success rate rose {before_success:.3f} -> {after_success:.3f}")
     rise = _rise(before_tokens, after_tokens)
     if rise > thresholds.max_token_increase + 1e-12:
         report.regressions.append(
-            f"{where}: mean tokens rose {before_tokens:.1f} -> {after_tokens:.1f} ({_rise_text(before_tokens, after_tokens)}), past --granularity-max-token-increase={thresholds.max_token_increase:.1%}"
+            f"{where}: mean tokens rose {before_tokens:.1f} -> {after_tokens:.1f} "
+            f"({_rise_text(before_tokens, after_tokens)}), "
+            f"past --granularity-max-token-increase={thresholds.max_token_increase:.1%}"
         )
     elif rise < 0:
         report.improvements.append(f"{where}: mean tokens fell {before_tokens:.1f} -> {after_tokens:.1f} ({rise:+.1%})")
@@ -288,31 +297,3 @@ def _rise(before: float, after: float) -> float:
 
 def _rise_text(before: float, after: float) -> str:
     return f"{_rise(before, after):+.1%}" if before else "from 0"
-
-
-def markdown(report: GateReport, source: str) -> str:
-    lines = [f"### pytest-granularity gate against `{source}`", ""]
-    verdict = (
-        "**FAILED**: the changes made the agent stack worse." if report.failed else "**passed**: nothing got worse."
-    )
-    lines += [verdict, ""]
-    for title, items in (("Regressions", report.regressions), ("Improvements", report.improvements)):
-        if items:
-            lines += [f"| {title} |", "|---|", *(f"| {item} |" for item in items), ""]
-    if report.stale:
-        lines.append(
-            f"Stale baseline entries (not run now): {len(report.stale)}; refresh with `--granularity-update-baseline`."
-        )
-    return "\n".join(lines) + "\n"
-
-
-def annotations(report: GateReport) -> list[str]:
-    """GitHub Actions workflow commands: an error per regression, a warning for stale entries."""
-    lines = [f"::error title=granularity regression::{_escape(r)}" for r in report.regressions]
-    if report.stale:
-        lines.append(f"::warning title=granularity baseline::{len(report.stale)} stale baseline entries (not run now)")
-    return lines
-
-
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import hookspecs, interrupts
+from . import github_output, hookspecs, interrupts
 from .failures import InjectedFault
 from .gate import (
     DEFAULT_BASELINE,
@@ -32,9 +31,7 @@ from .gate import (
     parse_fraction,
     run_regression,
 )
-from .gate import annotations as gate_annotations
 from .gate import compare as compare_to_baseline
-from .gate import markdown as gate_markdown
 from .macros import MacroRegistry
 from .macros.registry import DEFAULT_BREAKER, DEFAULT_TOP_K
 from .metrics import epoch_summaries, summarize
@@ -726,13 +723,10 @@ class RunCollector:
             )
         verdict = "FAILED: the session exits non-zero" if self.gate.failed else "passed: nothing got worse"
         terminalreporter.write_line(f"gate {verdict}", red=self.gate.failed, bold=True)
-        if os.environ.get("GITHUB_ACTIONS") == "true":
-            for line in gate_annotations(self.gate):
+        if github_output.in_actions():
+            for line in github_output.gate_annotations(self.gate):
                 terminalreporter.write_line(line)
-        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step_summary:
-            with open(step_summary, "a", encoding="utf-8") as handle:
-                handle.write(gate_markdown(self.gate, source))
+        github_output.write_step_summary(github_output.gate_markdown(self.gate, source))
 
     def _update_baseline(self, terminalreporter: Any, settings: GateSettings) -> None:
         spec = self.config.getoption("--granularity-baseline") or self.config.getini("granularity_baseline")
@@ -762,10 +756,7 @@ class RunCollector:
             from .html_report import write_html
 
             lines.append(f"html: {write_html(Path(page), self.results)}")
-        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step_summary:
-            with open(step_summary, "a", encoding="utf-8") as handle:
-                handle.write("## pytest-granularity\n\n" + render_report(self.results, markdown=True) + "\n")
+        github_output.write_step_summary(github_output.results_markdown(self.results))
         return lines
 
 
@@ -786,19 +777,11 @@ def _lost_run(config: pytest.Config, report: pytest.TestReport) -> RunResult:
     except TaskError:
         family = "unknown"
     message = str(report.longrepr).strip().splitlines()[-1] if report.longrepr else "no record"
-    return RunResult(
+    return RunResult.infrastructure_error(
         task=task_id,
         family=family,
         policy=policy,
         fault=fault,
-        outcome=ERROR,
-        mode="",
-        steps=0,
-        tokens=0,
-        prompt_tokens=0,
-        completion_tokens=0,
-        tool_calls=0,
-        macro_calls=0,
         stop_reason="lost",
         error=message,
         epoch=epoch,
