@@ -60,6 +60,43 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     model_calls: list[dict[str, Any]] = field(default_factory=list)
 
+    @classmethod
+    def infrastructure_error(
+        cls,
+        *,
+        task: str,
+        family: str,
+        policy: str,
+        fault: str,
+        stop_reason: str,
+        error: str,
+        epoch: int = 0,
+        seed: int = 0,
+    ) -> RunResult:
+        """A run that never got to an execution (no workspace, no agent, a lost xdist worker).
+
+        It is kept as an error row rather than dropped, so the table still counts the run and
+        says that the infrastructure, not the agent, failed it; it did nothing and cost nothing.
+        """
+        return cls(
+            task=task,
+            family=family,
+            policy=policy,
+            fault=fault,
+            outcome=ERROR,
+            mode="",
+            steps=0,
+            tokens=0,
+            prompt_tokens=0,
+            completion_tokens=0,
+            tool_calls=0,
+            macro_calls=0,
+            stop_reason=stop_reason,
+            error=error,
+            epoch=epoch,
+            seed=seed,
+        )
+
     @property
     def success(self) -> bool:
         return self.outcome == PASSED

@@ -103,21 +103,8 @@ def bounded(text: str, limit: int) -> str:
 
 
 def _error(task: Task, policy: Policy, fault: str, stop_reason: str, error: str) -> RunResult:
-    return RunResult(
-        task=task.id,
-        family=task.family,
-        policy=policy.name,
-        fault=fault,
-        outcome=ERROR,
-        mode="",
-        steps=0,
-        tokens=0,
-        prompt_tokens=0,
-        completion_tokens=0,
-        tool_calls=0,
-        macro_calls=0,
-        stop_reason=stop_reason,
-        error=error,
+    return RunResult.infrastructure_error(
+        task=task.id, family=task.family, policy=policy.name, fault=fault, stop_reason=stop_reason, error=error
     )
 
 
