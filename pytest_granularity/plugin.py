@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from . import github_output, hookspecs, interrupts
+from .extensions import macro_roots
+from .extensions import resolve as resolve_extensions
 from .failures import InjectedFault
 from .gate import (
     DEFAULT_BASELINE,
@@ -32,20 +34,18 @@ from .gate import (
     run_regression,
 )
 from .gate import compare as compare_to_baseline
-from .macros import MacroRegistry
-from .macros.registry import DEFAULT_BREAKER, DEFAULT_TOP_K
+from .macros.registry import DEFAULT_TOP_K
 from .metrics import epoch_summaries, summarize
+from .option_values import int_setting
 from .output_paths import output_problem
 from .plot import write_plot
 from .policies import RECOVERY_OVERRIDES, Policy
 from .report import render_report, write_report
 from .result import ERROR, RECORD_KEY, RunResult, records_in
-from .routing import POLICY_NAMES
 from .runner import RunSettings, run_task
 from .sandbox import MODES as SANDBOX_MODES
 from .sandbox import Sandbox, SandboxUnavailable
 from .sandbox import select as select_sandbox
-from .schemas import DefinitionError
 from .taskcheck import macro_call_problems
 from .tasks import FAULTS, TASK_FILE, Task, TaskError, find_task_files, load_task
 
@@ -232,26 +232,26 @@ def pytest_configure(config: pytest.Config) -> None:
         from .contract_session import ContractSession
 
         config.pluginmanager.register(
-            ContractSession(_macro_roots(config), config.stash[sandbox_key]), "granularity-contracts"
+            ContractSession(macro_roots(config), config.stash[sandbox_key]), "granularity-contracts"
         )
     if not config.getoption("--granularity", None):
         return
     from .model_plugin import run_settings
 
     _check_outputs(config)
-    macros = _macro_registry(config)
-    config.stash[policies_key] = _selected_policies(config, macros)
+    extensions = resolve_extensions(config)
+    config.stash[policies_key] = extensions.policies
     config.stash[fault_set_key] = _fault_set(config)
     config.stash[shard_key] = _shard(config.getoption("--granularity-shard"))
-    config.stash[epochs_key] = _int_setting(config, "--granularity-epochs", "granularity_epochs", 1)
+    config.stash[epochs_key] = int_setting(config, "--granularity-epochs", "granularity_epochs", 1)
     if config.stash[epochs_key] < 1:
         raise pytest.UsageError("--granularity-epochs: must be at least 1")
     config.stash[settings_key] = RunSettings(
-        agent=_agent_factory(config),
-        macros=macros,
+        agent=extensions.agent,
+        macros=extensions.macros,
         max_steps=_max_steps(config),
-        retrieval_k=_int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
-        seed=_int_setting(config, "--granularity-seed", "granularity_seed", 0),
+        retrieval_k=int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
+        seed=int_setting(config, "--granularity-seed", "granularity_seed", 0),
         **run_settings(config),
         sandbox=config.stash[sandbox_key],
     )
@@ -329,27 +329,6 @@ def _sandbox(config: pytest.Config) -> Sandbox:
         raise pytest.UsageError(f"--granularity-sandbox=bwrap: {exc} (or choose auto or none)") from None
 
 
-def _selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
-    names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
-    if "all" in names:
-        names = list(POLICY_NAMES)
-    unknown = [n for n in names if n not in POLICY_NAMES]
-    if unknown:
-        raise pytest.UsageError(
-            f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all"
-        )
-    policies = [_policy(config, n, macros) for n in dict.fromkeys(names)]
-    override = config.getoption("--granularity-recovery")
-    if override:
-        policies = [
-            dataclasses.replace(p, name=f"{p.name}@{override}", recover=RECOVERY_OVERRIDES[override])
-            if p.uses_macros
-            else p
-            for p in policies
-        ]
-    return tuple(policies)
-
-
 @dataclasses.dataclass(frozen=True)
 class GateSettings:
     baseline: Baseline | None
@@ -391,19 +370,6 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
     return GateSettings(baseline, Thresholds(**values))
 
 
-def _policy(config: pytest.Config, name: str, macros: MacroRegistry) -> Policy:
-    from .routing import RouterError, policy_named
-
-    try:
-        return policy_named(
-            name, Path(config.getoption("--granularity-router") or config.rootpath / "router.json"), macros
-        )
-    except RouterError as exc:
-        raise pytest.UsageError(
-            f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)"
-        ) from None
-
-
 def _fault_set(config: pytest.Config) -> str:
     value = config.getoption("--granularity-faults") or config.getini("granularity_faults") or "declared"
     if value not in FAULT_SETS:
@@ -440,53 +406,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
         items[:] = keep
-
-
-def _agent_factory(config: pytest.Config) -> Any:
-    from .agents import builtin_agents
-
-    agents = builtin_agents()
-    for extra in config.hook.pytest_granularity_agents(config=config):
-        agents.update(extra)
-    name = config.getoption("--granularity-agent") or config.getini("granularity_agent")
-    if name not in agents:
-        raise pytest.UsageError(f"--granularity-agent: unknown agent '{name}'; known: {', '.join(sorted(agents))}")
-    return agents[name]
-
-
-def _macro_roots(config: pytest.Config) -> list[Path]:
-    """Extra macro folders: the option (or ini key), then what plugins register."""
-    roots: list[Path] = []
-    option = config.getoption("--granularity-macros")
-    ini = config.getini("granularity_macros")
-    if option:
-        roots.append(Path(option))
-    elif ini:
-        roots.append(config.rootpath / ini)
-    for folders in config.hook.pytest_granularity_macro_folders(config=config):
-        roots.extend(Path(f) for f in folders)
-    return roots
-
-
-def _int_setting(config: pytest.Config, option: str, ini: str, default: int) -> int:
-    value = config.getoption(option)
-    if value is None:
-        raw = config.getini(ini)
-        try:
-            value = int(raw) if raw else default
-        except ValueError:
-            raise pytest.UsageError(f"{ini}: '{raw}' is not a whole number") from None
-    if value < 0:
-        raise pytest.UsageError(f"{option}: {value} must not be negative")
-    return value
-
-
-def _macro_registry(config: pytest.Config) -> MacroRegistry:
-    breaker = _int_setting(config, "--granularity-breaker", "granularity_breaker", DEFAULT_BREAKER)
-    try:
-        return MacroRegistry.load(_macro_roots(config), breaker=breaker)
-    except DefinitionError as exc:
-        raise pytest.UsageError(f"bad macro definition: {exc}") from None
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -1,0 +1,109 @@
+"""What options, ini keys, plugins and ``conftest.py`` files add to a run: macros, the agent, policies.
+
+One function, :func:`resolve`, turns a configured ``pytest.Config`` into the macro registry, the
+selected policies and the agent factory, asking the registration hooks (``hookspecs``) on the way.
+The pytest plugin calls it; keeping it apart from the plugin lets anything holding a config
+(the ``granularity`` command, a test) see exactly what a test run in that rootdir sees.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .agents import AgentFactory
+from .macros import MacroRegistry
+from .macros.registry import DEFAULT_BREAKER
+from .option_values import int_setting
+from .policies import RECOVERY_OVERRIDES, Policy
+from .routing import POLICY_NAMES
+from .schemas import DefinitionError
+
+
+@dataclass(frozen=True)
+class Extensions:
+    """The macros a run may call, the policies it runs (in the order given) and the agent that drives it."""
+
+    macros: MacroRegistry
+    policies: tuple[Policy, ...]
+    agent: AgentFactory
+
+
+def resolve(config: pytest.Config) -> Extensions:
+    """The extensions of a ``--granularity`` session; a bad name or definition is a ``pytest.UsageError``."""
+    macros = macro_registry(config)
+    return Extensions(macros, selected_policies(config, macros), agent_factory(config))
+
+
+def macro_roots(config: pytest.Config) -> list[Path]:
+    """Extra macro folders: the option (or ini key), then what plugins register."""
+    roots: list[Path] = []
+    option = config.getoption("--granularity-macros")
+    ini = config.getini("granularity_macros")
+    if option:
+        roots.append(Path(option))
+    elif ini:
+        roots.append(config.rootpath / ini)
+    for folders in config.hook.pytest_granularity_macro_folders(config=config):
+        roots.extend(Path(f) for f in folders)
+    return roots
+
+
+def macro_registry(config: pytest.Config) -> MacroRegistry:
+    """The built-in macros and those of :func:`macro_roots`, with the session's circuit breaker."""
+    breaker = int_setting(config, "--granularity-breaker", "granularity_breaker", DEFAULT_BREAKER)
+    try:
+        return MacroRegistry.load(macro_roots(config), breaker=breaker)
+    except DefinitionError as exc:
+        raise pytest.UsageError(f"bad macro definition: {exc}") from None
+
+
+def agent_factory(config: pytest.Config) -> AgentFactory:
+    """The factory ``--granularity-agent`` (or the ini key) names, among built-in and registered agents."""
+    from .agents import builtin_agents
+
+    agents = builtin_agents()
+    for extra in config.hook.pytest_granularity_agents(config=config):
+        agents.update(extra)
+    name = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    if name not in agents:
+        raise pytest.UsageError(f"--granularity-agent: unknown agent '{name}'; known: {', '.join(sorted(agents))}")
+    return agents[name]
+
+
+def selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
+    """The policies ``--granularity`` names, each once, with ``--granularity-recovery`` applied."""
+    names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
+    if "all" in names:
+        names = list(POLICY_NAMES)
+    unknown = [n for n in names if n not in POLICY_NAMES]
+    if unknown:
+        raise pytest.UsageError(
+            f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all"
+        )
+    policies = [_policy(config, n, macros) for n in dict.fromkeys(names)]
+    override = config.getoption("--granularity-recovery")
+    if override:
+        policies = [
+            dataclasses.replace(p, name=f"{p.name}@{override}", recover=RECOVERY_OVERRIDES[override])
+            if p.uses_macros
+            else p
+            for p in policies
+        ]
+    return tuple(policies)
+
+
+def _policy(config: pytest.Config, name: str, macros: MacroRegistry) -> Policy:
+    from .routing import RouterError, policy_named
+
+    try:
+        return policy_named(
+            name, Path(config.getoption("--granularity-router") or config.rootpath / "router.json"), macros
+        )
+    except RouterError as exc:
+        raise pytest.UsageError(
+            f"--granularity=learned: {exc} (train one with 'granularity train', or pass --granularity-router)"
+        ) from None
