@@ -373,12 +373,12 @@ def _macros(folders: list[Path], report: Path | None) -> int:
 def _export_mcp(folders: list[Path]) -> int:
     import json
 
-    from .contracts import mcp_problems, mcp_tool
     from .macros import MacroRegistry
+    from .mcp_export import macro_tool, mcp_problems
     from .schemas import DefinitionError
 
     try:
-        tools = [mcp_tool(m) for m in MacroRegistry.load(folders)]
+        tools = [macro_tool(m) for m in MacroRegistry.load(folders)]
     except DefinitionError as exc:
         print(f"bad macro definition: {exc}", file=sys.stderr)
         return 2

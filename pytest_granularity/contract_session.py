@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 
-from .contracts import CHECKS, CheckFailed, CheckSkipped, Subject, contract_names, macro_folders_to_check, run_check
+from .contract_checks import (
+    CHECKS,
+    CheckFailed,
+    CheckSkipped,
+    Subject,
+    contract_names,
+    macro_folders_to_check,
+    run_check,
+)
 from .sandbox import Sandbox
 
 
@@ -71,7 +79,8 @@ class ContractItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, CheckFailed):
-            return f"macro {self.subject.folder.name} ({self.subject.folder}) fails the '{self.check}' check:\n{excinfo.value}"
+            folder = self.subject.folder
+            return f"macro {folder.name} ({folder}) fails the '{self.check}' check:\n{excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from .audit import RUN_EVENT, AuditLog
-from .contracts import mcp_tool
 from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Limits, Run
 from .explain import explain_routing
 from .macros import Macro, MacroRegistry
 from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
-from .mcp_tools import START_TASK, START_TASK_TOOL, micro_tool
+from .mcp_export import START_TASK, START_TASK_TOOL, macro_tool, micro_tool
 from .policies import FIXED_POLICIES, Policy
 from .result import UNVERIFIED
 from .routing import Router, features_of
@@ -47,7 +46,9 @@ DEFAULT_MAX_STEPS = 100
 STOP_SESSION_CLOSED = "session_closed"
 ENDINGS = {
     STOP_FINISHED: "finished",
-    STOP_MACRO_FAILED: "stopped after a {failure} failure: policy {policy} does not recover; the workspace is left as it is",
+    STOP_MACRO_FAILED: (
+        "stopped after a {failure} failure: policy {policy} does not recover; the workspace is left as it is"
+    ),
     STOP_STEP_LIMIT: "stopped at the step limit of {limit} calls; that call was not run",
     STOP_SESSION_CLOSED: "stopped: the client closed the session",
 }
@@ -99,7 +100,7 @@ class ToolSession:
         if self.run is None:
             return [START_TASK_TOOL]
         return [
-            micro_tool(MICRO_TOOLS[name]) if name in MICRO_TOOLS else mcp_tool(self._macro(name))
+            micro_tool(MICRO_TOOLS[name]) if name in MICRO_TOOLS else macro_tool(self._macro(name))
             for name in self.offered()
         ]
 
@@ -218,7 +219,8 @@ class ToolSession:
         )
         return (
             f"task {task.id} {ending}. {execution.steps} calls ({execution.macro_calls} to macros)"
-            f"{', degraded to micro tools' if execution.degraded else ''}; changed paths: {', '.join(changes.paths) or 'none'}. "
+            f"{', degraded to micro tools' if execution.degraded else ''}; "
+            f"changed paths: {', '.join(changes.paths) or 'none'}. "
             f"No verifier judges a served task. Call {START_TASK} for the next one."
         )
 

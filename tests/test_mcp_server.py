@@ -18,11 +18,11 @@ from conftest import REPO  # noqa: E402
 
 from pytest_granularity.audit import AuditLog, audit_records  # noqa: E402
 from pytest_granularity.cli import main  # noqa: E402
-from pytest_granularity.contracts import mcp_tool  # noqa: E402
 from pytest_granularity.explain import explain_routing  # noqa: E402
 from pytest_granularity.failures import InjectedFault  # noqa: E402
 from pytest_granularity.features import compute  # noqa: E402
 from pytest_granularity.macros import MacroRegistry  # noqa: E402
+from pytest_granularity.mcp_export import macro_tool  # noqa: E402
 from pytest_granularity.mcp_server import build_server  # noqa: E402
 from pytest_granularity.policies import FIXED_POLICIES  # noqa: E402
 from pytest_granularity.routing import heuristic_policy  # noqa: E402
@@ -79,7 +79,7 @@ def test_start_task_routes_with_the_policy_and_offers_that_modes_tools(repo, tmp
     assert text.startswith("task mcp-test-1 starts in macro mode (policy heuristic).")
     assert explain_routing(compute(fix_add.prompt, read_tree(repo), MACROS)) in text
     assert [t.name for t in tools] == ["move_module", "replace_and_verify", "summarize_module", "finish"]
-    exported = mcp_tool(MACROS.get("replace_and_verify"))
+    exported = macro_tool(MACROS.get("replace_and_verify"))
     replace = next(t for t in tools if t.name == "replace_and_verify")
     assert replace.input_schema == exported["inputSchema"]
     assert replace.annotations.destructive_hint is True and replace.annotations.read_only_hint is False

@@ -10,7 +10,7 @@ import uuid
 import pytest
 from macro_helpers import workspace
 
-from pytest_granularity.contracts import _outlived
+from pytest_granularity.contract_checks import _outlived
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
 from pytest_granularity.schemas import DefinitionError

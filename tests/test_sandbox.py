@@ -13,7 +13,7 @@ import pytest
 from conftest import DATA
 
 from pytest_granularity import sandbox as sandbox_module
-from pytest_granularity.contracts import _outlived
+from pytest_granularity.contract_checks import _outlived
 from pytest_granularity.macros import MacroContext, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
 from pytest_granularity.pytest_process import run_pytest

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from conftest import DATA, REPO
 
-from pytest_granularity.cli import main
-from pytest_granularity.contracts import CHECKS, mcp_problems, mcp_tool
-from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.contract_checks import CHECKS
 from pytest_granularity.sandbox import probe
 
 BROKEN = DATA / "broken_macros"
@@ -115,23 +112,3 @@ def test_a_write_anywhere_outside_is_caught_by_the_sandbox(broken_run):
     out = broken_run.stdout
     assert "the macro wrote outside the workspace: /tmp/granularity-write-elsewhere.txt (refused by the sandbox)" in out
     assert not Path("/tmp/granularity-write-elsewhere.txt").exists()
-
-
-def test_export_mcp_follows_the_mcp_rules(capsys):
-    assert main(["export-mcp"]) == 0
-    tools = json.loads(capsys.readouterr().out)["tools"]
-    assert [t["name"] for t in tools] == ["move_module", "replace_and_verify", "summarize_module"]
-    for tool in tools:
-        assert not mcp_problems(tool)
-        assert tool["inputSchema"]["type"] == "object"
-        assert tool["annotations"]["readOnlyHint"] is False and tool["annotations"]["openWorldHint"] is False
-    by_name = {t["name"]: t for t in tools}
-    assert by_name["move_module"]["annotations"]["destructiveHint"] is True
-
-
-def test_mcp_rules_catch_a_bad_tool():
-    macro = MacroRegistry.load().get("replace_and_verify")
-    tool = mcp_tool(macro)
-    assert mcp_problems({**tool, "name": "bad name!"}) == [
-        "name 'bad name!' must be 1-128 characters of A-Z, a-z, 0-9, _, . and -"
-    ]

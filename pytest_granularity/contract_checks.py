@@ -4,9 +4,10 @@ Each check is one function and one test item, so a failure reads as a normal tes
 names the macro, the check and the evidence. Static checks read the macro's files; dynamic
 checks run the macro on the examples its contract declares (a task folder, with optional ways to
 break a precondition and the validation), in the session's sandbox: with one, a write outside
-the workspace fails and is evidence; without one, only writes next to the workspace are seen. A macro that does not load, or whose replay fails, has
-its later dynamic checks skipped with a pointer to the check that failed, so every defect is
-reported by exactly one check.
+the workspace fails and is evidence; without one, only writes next to the workspace are seen. A
+macro that does not load, or whose replay fails, has its later dynamic checks skipped with a
+pointer to the check that failed, so every defect is reported by exactly one check. The pytest
+side (one item per macro and check) is ``contract_session``.
 """
 
 from __future__ import annotations
@@ -103,12 +104,14 @@ def check_parameters(s: Subject) -> None:
     from jsonschema.exceptions import SchemaError
 
     schema = _contract(s.folder).get("parameters")
-    _require(isinstance(schema, dict), f"{CONTRACT_FILE}: field 'parameters' must be a JSON Schema mapping")
+    if not isinstance(schema, dict):
+        raise CheckFailed(f"{CONTRACT_FILE}: field 'parameters' must be a JSON Schema mapping")
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise CheckFailed(
-            f"{CONTRACT_FILE}: field 'parameters.{'.'.join(map(str, exc.absolute_path))}': not a valid JSON Schema: {exc.message}"
+            f"{CONTRACT_FILE}: field 'parameters.{'.'.join(map(str, exc.absolute_path))}': "
+            f"not a valid JSON Schema: {exc.message}"
         ) from None
     _require(
         schema.get("type") == "object",
@@ -141,10 +144,8 @@ def check_skill(s: Subject) -> None:
 
 def check_failure_classes(s: Subject) -> None:
     declared = _contract(s.folder).get("failure_classes")
-    _require(
-        isinstance(declared, list) and bool(declared),
-        f"{CONTRACT_FILE}: field 'failure_classes' must list the classes the macro can end in",
-    )
+    if not (isinstance(declared, list) and declared):
+        raise CheckFailed(f"{CONTRACT_FILE}: field 'failure_classes' must list the classes the macro can end in")
     unknown = [c for c in declared if c not in FAILURE_CLASSES]
     _require(
         not unknown,
@@ -154,15 +155,17 @@ def check_failure_classes(s: Subject) -> None:
 
 def check_fallback(s: Subject) -> None:
     fallback = _contract(s.folder).get("fallback")
-    _require(
-        isinstance(fallback, dict) and fallback.get("tools") and fallback.get("steps"),
-        f"{CONTRACT_FILE}: field 'fallback': a macro must declare the micro tools and steps that finish a half-done job",
-    )
+    if not (isinstance(fallback, dict) and fallback.get("tools") and fallback.get("steps")):
+        raise CheckFailed(
+            f"{CONTRACT_FILE}: field 'fallback': "
+            "a macro must declare the micro tools and steps that finish a half-done job"
+        )
     tools = fallback["tools"]
     not_micro = [t for t in tools if t not in MICRO_TOOLS]
     _require(
         not not_micro,
-        f"{CONTRACT_FILE}: field 'fallback.tools': {not_micro} are not micro tools ({', '.join(MICRO_TOOLS)}); a fallback never leads back to a macro",
+        f"{CONTRACT_FILE}: field 'fallback.tools': {not_micro} are not micro tools ({', '.join(MICRO_TOOLS)}); "
+        "a fallback never leads back to a macro",
     )
 
 
@@ -188,7 +191,7 @@ def check_callables(s: Subject) -> None:
 
 
 def check_unique_name(s: Subject) -> None:
-    name = _contract(s.folder).get("name")
+    name: Any = _contract(s.folder).get("name")  # counted as read, so a missing name counts as none
     _require(s.names[name] == 1, f"{CONTRACT_FILE}: field 'name': '{name}' is defined by {s.names[name]} macros")
 
 
@@ -206,7 +209,8 @@ def check_side_effects(s: Subject) -> None:
     for example, outcome, _ in _replays(s):
         _require(
             not outcome.outside_writes,
-            f"example {example.id}: the macro wrote outside the workspace: {', '.join(outcome.outside_writes)} (refused by the sandbox)",
+            f"example {example.id}: the macro wrote outside the workspace: {', '.join(outcome.outside_writes)} "
+            "(refused by the sandbox)",
         )
     _replayed_ok(s)
     for example, outcome, _ in _replays(s):
@@ -219,13 +223,14 @@ def check_preconditions(s: Subject) -> None:
     _replayed_ok(s)
     macro = _load(s.folder)
     for example, breaker in _examples_with(s.folder, "breaks_precondition"):
-        with _workspace(example, breaker) as ws:
+        with ExampleWorkspace(example, breaker) as ws:
             before = ws.files()
             outcome = _invoke(macro, ws, example, breaker, s.sandbox)
             changed = compare(before, ws.files())
         _require(
             outcome.failure_class == PRECONDITION_MISMATCH,
-            f"example {example.id} with a broken precondition: expected precondition_mismatch, got {outcome.failure_class or 'success'} ({outcome.reason})",
+            f"example {example.id} with a broken precondition: expected precondition_mismatch, "
+            f"got {outcome.failure_class or 'success'} ({outcome.reason})",
         )
         _require(not changed, f"example {example.id}: the refusal changed the workspace: {', '.join(changed.paths)}")
 
@@ -236,14 +241,16 @@ def check_validation(s: Subject) -> None:
     examples = _examples_with(s.folder, "breaks_validation")
     _require(
         bool(examples),
-        f"{CONTRACT_FILE}: field 'examples': no example declares 'breaks_validation', so nothing shows the validation can fail",
+        f"{CONTRACT_FILE}: field 'examples': no example declares 'breaks_validation', "
+        "so nothing shows the validation can fail",
     )
     for example, breaker in examples:
-        with _workspace(example, breaker) as ws:
+        with ExampleWorkspace(example, breaker) as ws:
             outcome = _invoke(macro, ws, example, breaker, s.sandbox)
         _require(
             outcome.failure_class == VALIDATION_FAILURE,
-            f"example {example.id} with a broken validation: expected validation_failure, got {outcome.failure_class or 'success'} ({outcome.reason})",
+            f"example {example.id} with a broken validation: expected validation_failure, "
+            f"got {outcome.failure_class or 'success'} ({outcome.reason})",
         )
 
 
@@ -257,18 +264,21 @@ def check_faults(s: Subject) -> None:
     declared = set(macro.failure_classes)
     for example in _examples(s.folder):
         for point in ("early", "late"):
-            with _workspace(example, {}) as ws:
+            with ExampleWorkspace(example, {}) as ws:
                 outcome = _invoke(macro, ws, example, {}, s.sandbox, _fault_at(point))
             _require(
                 outcome.failure_class in declared,
-                f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as {outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})",
+                f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as "
+                f"{outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})",
             )
         settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]), sandbox=s.sandbox)
+        assert example.macro is not None, "an example task without a macro call fails in _example_task"
         task = dataclasses.replace(example, macro=MacroCall(macro.name, example.macro.args))
         result = run_task(task, FIXED_POLICIES["hybrid"], "early", settings, _fault_at("early"))
         _require(
             result.success and result.degraded,
-            f"example {example.id}: after an early fault the fallback (micro tools) did not recover: {result.summary()}\n{result.verifier_output}",
+            f"example {example.id}: after an early fault the fallback (micro tools) did not recover: "
+            f"{result.summary()}\n{result.verifier_output}",
         )
 
 
@@ -277,11 +287,12 @@ def check_timeout(s: Subject) -> None:
     for example, outcome, _ in _replays(s):
         if outcome.timed_out:
             raise CheckFailed(
-                f"example {example.id}: the macro did not finish within its timeout_seconds ({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}"
+                f"example {example.id}: the macro did not finish within its timeout_seconds "
+                f"({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}"
             )
     example = _examples(s.folder)[0]
     token = f"granularity-stall-{uuid.uuid4().hex}"
-    with _workspace(example, {}) as ws:
+    with ExampleWorkspace(example, {}) as ws:
         slow = dataclasses.replace(
             macro,
             run=functools.partial(_stall, token),
@@ -291,7 +302,8 @@ def check_timeout(s: Subject) -> None:
         started = (ws.root / STALL_MARKER).is_file()
     _require(
         outcome.timed_out and outcome.failure_class == EXECUTOR_EXCEPTION,
-        f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: {outcome.failure_class or 'success'} ({outcome.reason})",
+        f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: "
+        f"{outcome.failure_class or 'success'} ({outcome.reason})",
     )
     _require(
         started and not _outlived(token),
@@ -396,7 +408,7 @@ def _example_task(folder: Path, rel: str) -> Task:
     return task
 
 
-class _workspace:
+class ExampleWorkspace:
     """An example's workspace, inside a sandbox folder so writes next to it can be seen."""
 
     def __init__(self, task: Task, breaker: dict[str, Any]) -> None:
@@ -438,7 +450,7 @@ def _replay_cache(folder: Path, sandbox: Sandbox) -> tuple[tuple[Task, MacroOutc
     macro = _load(folder)
     results = []
     for example in _examples(folder):
-        manager = _workspace(example, {})
+        manager = ExampleWorkspace(example, {})
         with manager as ws:
             outcome = _invoke(macro, ws, example, {}, sandbox)
             verdict = outcome.ok and verify(example, ws, sandbox).accepted
@@ -479,36 +491,3 @@ def contract_names(folders: list[Path]) -> Counter[str]:
         except DefinitionError:
             continue
     return names
-
-
-MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-
-
-def mcp_tool(macro: Macro) -> dict[str, Any]:
-    """The macro as an MCP tool definition; annotations follow from its declared side effects."""
-    effects = macro.contract.get("side_effects", {})
-    writes = any(effects.get(kind) for kind in ("create", "modify", "delete"))
-    return {
-        "name": macro.name,
-        "description": f"{macro.contract['description'].strip()} When: {macro.contract['trigger_hint'].strip()}",
-        "inputSchema": macro.parameters,
-        "annotations": {
-            "title": macro.name.replace("_", " "),
-            "readOnlyHint": not writes,
-            "destructiveHint": bool(effects.get("modify") or effects.get("delete")),
-            "idempotentHint": not writes,
-            "openWorldHint": False,
-        },
-    }
-
-
-def mcp_problems(tool: dict[str, Any]) -> list[str]:
-    """What breaks the MCP tool rules (name characters and length, an object input schema)."""
-    problems = []
-    if not MCP_NAME.match(tool["name"]):
-        problems.append(f"name {tool['name']!r} must be 1-128 characters of A-Z, a-z, 0-9, _, . and -")
-    if tool["inputSchema"].get("type") != "object":
-        problems.append("inputSchema must have type 'object' at its root")
-    if not tool["description"]:
-        problems.append("description is empty")
-    return problems
