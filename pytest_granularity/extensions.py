@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -21,6 +22,8 @@ from .option_values import int_setting
 from .policies import RECOVERY_OVERRIDES, Policy
 from .routing import POLICY_NAMES
 from .schemas import DefinitionError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -61,30 +64,52 @@ def macro_registry(config: pytest.Config) -> MacroRegistry:
         raise pytest.UsageError(f"bad macro definition: {exc}") from None
 
 
-def agent_factory(config: pytest.Config) -> AgentFactory:
-    """The factory ``--granularity-agent`` (or the ini key) names, among built-in and registered agents."""
+BUILTIN = "pytest-granularity"
+"""The owner named when a plugin registers an agent or a policy under a built-in name."""
+
+
+def agents(config: pytest.Config) -> dict[str, AgentFactory]:
+    """The built-in agents and those plugins register (``pytest_granularity_agents``), by name."""
     from .agents import builtin_agents
 
-    agents = builtin_agents()
-    for extra in config.hook.pytest_granularity_agents(config=config):
-        agents.update(extra)
+    return _by_name(
+        "agent",
+        [(BUILTIN, builtin_agents()), *((plugin, dict(found)) for plugin, found in _answers(config, "agents"))],
+    )
+
+
+def agent_factory(config: pytest.Config) -> AgentFactory:
+    """The factory ``--granularity-agent`` (or the ini key) names, among :func:`agents`."""
+    known = agents(config)
     name = config.getoption("--granularity-agent") or config.getini("granularity_agent")
-    if name not in agents:
-        raise pytest.UsageError(f"--granularity-agent: unknown agent '{name}'; known: {', '.join(sorted(agents))}")
-    return agents[name]
+    if name not in known:
+        raise pytest.UsageError(f"--granularity-agent: unknown agent '{name}'; known: {', '.join(sorted(known))}")
+    return known[name]
+
+
+def registered_policies(config: pytest.Config, macros: MacroRegistry) -> dict[str, Policy]:
+    """The policies plugins register (``pytest_granularity_policies``), by name; built-in names are taken."""
+    answers = _answers(config, "policies", macros=macros)
+    found = _by_name(
+        "policy",
+        [(BUILTIN, dict.fromkeys(POLICY_NAMES)), *((plugin, {p.name: p for p in ps}) for plugin, ps in answers)],
+    )
+    return {name: policy for name, policy in found.items() if policy is not None}
 
 
 def selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
     """The policies ``--granularity`` names, each once, with ``--granularity-recovery`` applied."""
+    registered = registered_policies(config, macros)
+    known = [*POLICY_NAMES, *registered]
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if "all" in names:
-        names = list(POLICY_NAMES)
-    unknown = [n for n in names if n not in POLICY_NAMES]
+        names = known
+    unknown = [n for n in names if n not in known]
     if unknown:
         raise pytest.UsageError(
-            f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(POLICY_NAMES)} or all"
+            f"--granularity: unknown policy {', '.join(unknown)}; choose from {', '.join(known)} or all"
         )
-    policies = [_policy(config, n, macros) for n in dict.fromkeys(names)]
+    policies = [registered[n] if n in registered else _policy(config, n, macros) for n in dict.fromkeys(names)]
     override = config.getoption("--granularity-recovery")
     if override:
         policies = [
@@ -94,6 +119,37 @@ def selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Pol
             for p in policies
         ]
     return tuple(policies)
+
+
+def _answers(config: pytest.Config, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
+    """Each plugin's answer to ``pytest_granularity_<hook>``, with the plugin's name, in pluggy's call order.
+
+    Called one implementation at a time (not through the hook caller) so a clash can name the
+    plugins on both sides; a conftest's name is its path.
+    """
+    caller = getattr(config.hook, f"pytest_granularity_{hook}")
+    arguments = {"config": config, **kwargs}
+    answers = []
+    for impl in reversed(caller.get_hookimpls()):
+        if impl.hookwrapper or impl.wrapper:
+            continue
+        answer = impl.function(*(arguments[name] for name in impl.argnames))
+        if answer is not None:
+            answers.append((impl.plugin_name, answer))
+    return answers
+
+
+def _by_name(kind: str, registrations: list[tuple[str, dict[str, T]]]) -> dict[str, T]:
+    """The registrations merged into one mapping; a name two owners register is a usage error."""
+    merged: dict[str, T] = {}
+    owners: dict[str, str] = {}
+    for owner, found in registrations:
+        for name, value in found.items():
+            if name in owners:
+                raise pytest.UsageError(f"{kind} '{name}' is registered by both {owners[name]} and {owner}")
+            owners[name] = owner
+            merged[name] = value
+    return merged
 
 
 def _policy(config: pytest.Config, name: str, macros: MacroRegistry) -> Policy:

@@ -596,10 +596,12 @@ class RunCollector:
         if report.when not in ("call", "???"):
             return
         records = records_in(report.user_properties)
-        if records:
-            self.results.extend(records)
-        elif report.failed and _is_task_item(report.nodeid):
-            self.results.append(_lost_run(self.config, report))
+        if not records and report.failed and _is_task_item(report.nodeid):
+            records = [_lost_run(self.config, report)]
+        self.results.extend(records)
+        if not hasattr(self.config, "workerinput"):
+            for record in records:
+                self.config.hook.pytest_granularity_run_finished(config=self.config, result=record)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         settings = self.config.stash[gate_key]
