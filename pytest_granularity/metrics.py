@@ -27,7 +27,7 @@ from itertools import combinations
 from math import comb
 from statistics import fmean, median, stdev
 
-from .result import ERROR, RunResult
+from .result import ERROR, MacroLogEntry, RunResult
 
 POLICY_ORDER = ("micro", "macro", "hybrid", "heuristic", "learned")
 FIXED = ("micro", "macro", "hybrid")
@@ -333,17 +333,17 @@ class MacroAudit:
 
 
 def macro_audit(results: Iterable[RunResult]) -> list[MacroAudit]:
-    calls: dict[str, list[dict[str, object]]] = defaultdict(list)
+    calls: dict[str, list[MacroLogEntry]] = defaultdict(list)
     tokens: dict[str, list[int]] = defaultdict(list)
     for r in sorted(results, key=lambda r: r.run_key):
         for entry in r.macro_log:
-            calls[str(entry["macro"])].append(entry)
-        for name in {str(e["macro"]) for e in r.macro_log}:
+            calls[entry.macro].append(entry)
+        for name in {e.macro for e in r.macro_log}:
             tokens[name].append(r.tokens)
     audits = []
     for name in sorted(calls):
-        seconds = sorted(float(e["seconds"]) for e in calls[name])  # type: ignore[arg-type]
-        failures = Counter(str(e["failure_class"]) for e in calls[name] if e["failure_class"])
+        seconds = sorted(e.seconds for e in calls[name])
+        failures = Counter(e.failure_class for e in calls[name] if e.failure_class)
         audits.append(
             MacroAudit(
                 name,

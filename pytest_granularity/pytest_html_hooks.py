@@ -41,9 +41,7 @@ def inline_section(result: RunResult) -> str:
     """The run as text for pytest-html's expandable log: what happened, what changed, and the start of the diff."""
     lines = [f"{' granularity run ':-^80}", result.summary()]
     lines += [f"transition: {t}" for t in result.transitions]
-    lines += [
-        f"macro {c.get('macro')}: {c.get('failure_class') or 'ok'} in {c.get('seconds')} s" for c in result.macro_log
-    ]
+    lines += [f"macro {c.macro}: {c.failure_class or 'ok'} in {c.seconds} s" for c in result.macro_log]
     diff = result.diff.splitlines()
     if diff:
         lines.append(f"{' workspace diff ':-^80}")

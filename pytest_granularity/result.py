@@ -1,7 +1,7 @@
 """The record of one run: what the executor did, what it cost, and what the verifier said.
 
 Plain data that travels through ``user_properties`` (junitxml, pytest-xdist) as JSON, so every
-field is a JSON type and ``from_dict(to_dict(r)) == r``.
+field is a JSON type or a record of them (the macro log's entries) and ``from_dict(to_dict(r)) == r``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,17 @@ LOCAL, PROVIDER = "local", "provider"
 """Token sources: ``tokens``, ``prompt_tokens`` and ``completion_tokens`` are the local cl100k count
 (DESIGN §4) or, when the agent reported the provider's usage and that source was chosen, the
 provider's figures. ``local_tokens`` always keeps the local count; ``provider_*`` the provider's."""
+
+
+@dataclass(frozen=True)
+class MacroLogEntry:
+    """One macro call of a run, in the order of the calls: a run record's ``macro_log`` lists them."""
+
+    macro: str
+    failure_class: str | None
+    """None when the call succeeded."""
+    seconds: float
+    """Wall-clock latency, rounded to 0.1 ms: the one field that varies run to run."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class RunResult:
     degraded: bool = False
     transitions: list[str] = field(default_factory=list)
     contract_violations: list[str] = field(default_factory=list)
-    macro_log: list[dict[str, Any]] = field(default_factory=list)
+    macro_log: list[MacroLogEntry] = field(default_factory=list)
     verifier_output: str = ""
     diff: str = ""
     error: str | None = None
@@ -120,7 +131,9 @@ class RunResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        known = {k: v for k, v in data.items() if k in names}
+        known["macro_log"] = [MacroLogEntry(**entry) for entry in known.get("macro_log", [])]
+        return cls(**known)
 
     def summary(self) -> str:
         fault = "" if self.fault == "none" else f" fault={self.fault}"

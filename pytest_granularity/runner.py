@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from .agents import AgentFactory, setup_for
 from .executor import (
     STOP_AGENT_EXCEPTION,
     STOP_INFRASTRUCTURE,
-    STOP_STEP_LIMIT,
-    STOPPED_WITHOUT_VERIFYING,
+    AgentFailed,
     Execution,
     Limits,
+    StepLimitReached,
     execute,
 )
 from .macros import MacroRegistry
@@ -30,7 +31,7 @@ from .sandbox import NO_SANDBOX, Sandbox
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, ToolContext
 from .verify import verify
-from .workspace import Changes, Workspace, WorkspaceError
+from .workspace import Workspace, WorkspaceError
 
 MAX_DIFF_CHARS = 50_000
 
@@ -79,20 +80,31 @@ def _run(
             settings.max_tokens,
             settings.token_source == PROVIDER,
         )
-        execution = execute(task, policy, agent, ctx, settings.macros, limits, fault_point)
-        changes = workspace.changes()
-        diff = bounded(workspace.diff(), MAX_DIFF_CHARS)
-        if execution.stop_reason in (STOP_INFRASTRUCTURE, STOP_AGENT_EXCEPTION):
-            outcome, output, error = ERROR, "", execution.error
-        elif execution.stop_reason == STOP_STEP_LIMIT:
-            outcome, output, error = FAILED, f"stopped at the step limit ({execution.steps} steps)", None
-        elif execution.stop_reason in STOPPED_WITHOUT_VERIFYING:
-            outcome, output, error = FAILED, f"stopped ({execution.stop_reason}): {execution.error}", None
-        else:
-            verdict = verify(task, workspace, settings.sandbox)
-            outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
-            output, error = verdict.output, verdict.infrastructure_error
-    return run_record(task, policy, fault, execution, changes, diff, outcome, output, error, settings.token_source)
+        execution = execute(
+            task,
+            policy,
+            agent,
+            ctx,
+            settings.macros,
+            limits,
+            fault_point,
+            partial(verify, task, workspace, settings.sandbox),
+        )
+    outcome, output, error = _judged(execution)
+    return run_record(task, policy, fault, execution, outcome, output, error, settings.token_source)
+
+
+def _judged(execution: Execution) -> tuple[str, str, str | None]:
+    """The run's outcome, verifier output and error: the verifier's verdict, or what the way it stopped means."""
+    verdict, ending = execution.verdict, execution.ending
+    if verdict is not None:
+        outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
+        return outcome, verdict.output, verdict.infrastructure_error
+    if isinstance(ending, AgentFailed):
+        return ERROR, "", execution.error
+    if isinstance(ending, StepLimitReached):
+        return FAILED, f"stopped at the step limit ({execution.steps} steps)", None
+    return FAILED, f"stopped ({execution.stop_reason}): {execution.error}", None
 
 
 def bounded(text: str, limit: int) -> str:
@@ -113,15 +125,13 @@ def run_record(
     policy: Policy,
     fault: str,
     execution: Execution,
-    changes: Changes,
-    diff: str,
     outcome: str,
     output: str,
     error: str | None,
     token_source: str = PROVIDER,
 ) -> RunResult:
     """The record of a finished execution; also what the MCP server writes to its audit log for a served task."""
-    transcript = execution.transcript
+    transcript, changes = execution.transcript, execution.changes
     usage = transcript.provider_usage()
     billed = usage is not None and token_source == PROVIDER
     prompt = usage.prompt if usage and billed else transcript.prompt_tokens
@@ -147,9 +157,9 @@ def run_record(
         degraded=execution.degraded,
         transitions=list(execution.transitions),
         contract_violations=list(execution.violations),
-        macro_log=list(execution.calls),
+        macro_log=list(execution.macro_log),
         verifier_output=output,
-        diff=diff,
+        diff=bounded(execution.diff, MAX_DIFF_CHARS),
         error=error,
         transcript=transcript.to_list(),
         provider_prompt_tokens=usage.prompt if usage else None,

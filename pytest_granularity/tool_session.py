@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .audit import RUN_EVENT, AuditLog
-from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Limits, Run
+from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Limits, Run, RunEnded
 from .explain import explain_routing
 from .macros import Macro, MacroRegistry
 from .macros.registry import DEFAULT_TOP_K
@@ -33,7 +33,7 @@ from .mcp_export import START_TASK, START_TASK_TOOL, macro_tool, micro_tool
 from .policies import FIXED_POLICIES, Policy
 from .result import UNVERIFIED
 from .routing import Router, features_of
-from .runner import MAX_DIFF_CHARS, bounded, run_record
+from .runner import run_record
 from .schemas import first_error
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS, ToolContext
@@ -52,6 +52,13 @@ ENDINGS = {
     STOP_STEP_LIMIT: "stopped at the step limit of {limit} calls; that call was not run",
     STOP_SESSION_CLOSED: "stopped: the client closed the session",
 }
+
+
+class SessionClosed(RunEnded):
+    """The client closed the session with a task in progress: its run ends where it is, outside the machine."""
+
+    reason = STOP_SESSION_CLOSED
+    event = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +125,7 @@ class ToolSession:
                 return
             self.closed = True
             if self.run is not None:
-                self.run.execution.stop_reason = STOP_SESSION_CLOSED
+                self.run.end(SessionClosed())
                 self._end()
             self.audit.close()
 
@@ -184,7 +191,7 @@ class ToolSession:
         assert run is not None and self.task is not None
         execution = run.execution
         messages, failure, transitions = len(run.transcript.messages), execution.failure, len(run.machine.log)
-        going = run.step(ToolCall(name, arguments))
+        run.step(ToolCall(name, arguments))
         text = "\n\n".join(m.content for m in run.transcript.messages[messages + 1 :])
         is_error = execution.failure is not failure or text.startswith("error:")
         self.audit.write(
@@ -199,7 +206,7 @@ class ToolSession:
             offered=self.offered(),
             step=execution.steps,
         )
-        if not going:
+        if run.ended:
             text = "\n\n".join(part for part in (text, self._end()) if part)
         return Reply(text, is_error=is_error)
 
@@ -208,19 +215,18 @@ class ToolSession:
         run, task = self.run, self.task
         assert run is not None and task is not None
         execution = run.execution
-        changes = run.ctx.workspace.changes()
-        diff = bounded(run.ctx.workspace.diff(), MAX_DIFF_CHARS)
-        record = run_record(task, self.settings.policy, NO_FAULT, execution, changes, diff, UNVERIFIED, "", None)
+        record = run_record(task, self.settings.policy, NO_FAULT, execution, UNVERIFIED, "", None)
         self.audit.write(RUN_EVENT, task=task.id, record=record.to_dict())
         self.run = self.task = None
         failure = execution.failure.failure_class if execution.failure else None
         ending = ENDINGS[execution.stop_reason].format(
             policy=self.settings.policy.name, limit=self.settings.max_steps, failure=failure
         )
+        degraded = ", degraded to micro tools" if execution.degraded else ""
+        changed = ", ".join(execution.changes.paths) or "none"
         return (
             f"task {task.id} {ending}. {execution.steps} calls ({execution.macro_calls} to macros)"
-            f"{', degraded to micro tools' if execution.degraded else ''}; "
-            f"changed paths: {', '.join(changes.paths) or 'none'}. "
+            f"{degraded}; changed paths: {changed}. "
             f"No verifier judges a served task. Call {START_TASK} for the next one."
         )
 

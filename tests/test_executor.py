@@ -1,18 +1,35 @@
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
 from macro_helpers import call, workspace
 
+from pytest_granularity.agents import ContextLengthExceeded, InfrastructureError
 from pytest_granularity.agents.reference import ReferenceAgent
-from pytest_granularity.executor import TRANSITIONS, Machine, State, transition_table
+from pytest_granularity.executor import (
+    TRANSITIONS,
+    AgentRaised,
+    ContextLengthExhausted,
+    Finished,
+    InfrastructureFailed,
+    Limits,
+    Machine,
+    MacroFailureNotRecovered,
+    State,
+    StepLimitReached,
+    TokenLimitReached,
+    transition_table,
+)
 from pytest_granularity.failures import InjectedFault
 from pytest_granularity.macros import MacroRegistry, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
 from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.policies import FIXED_POLICIES, never
+from pytest_granularity.result import MacroLogEntry, RunResult
 from pytest_granularity.runner import RunSettings, run_task
+from pytest_granularity.transcript import ToolCall
 
 SETTINGS = RunSettings(agent=ReferenceAgent)
 
@@ -192,3 +209,138 @@ def test_recovery_reads_a_file_the_macro_did_not_touch_before_editing_it(fix_add
     hybrid = run_task(fix_add, FIXED_POLICIES["hybrid"], "early", SETTINGS, faulty("early"))
     names = [c["function"]["name"] for m in hybrid.transcript for c in m.get("tool_calls") or []]
     assert names == ["replace_and_verify", "show_diff", "read_file", "edit_file", "run_tests", "finish"]
+
+
+class Scripted:
+    """An agent that plays a fixed list of answers; an exception in the list is raised instead."""
+
+    def __init__(self, *answers):
+        self.answers = iter(answers)
+
+    def next_call(self, messages, tools):
+        answer = next(self.answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def _executed(task, agent, limits, policy="micro"):
+    """Run ``agent`` with a verifier that records its calls and writes into the workspace it judges."""
+    from pytest_granularity.executor import execute
+    from pytest_granularity.tools import ToolContext
+    from pytest_granularity.verify import Verdict
+    from pytest_granularity.workspace import Workspace
+
+    verified = []
+    with Workspace.for_task(task) as ws:
+
+        def verifier():
+            verified.append(ws.changes())
+            (ws.root / "verifier_was_here.txt").write_text("x")
+            return Verdict(True, "judged")
+
+        execution = execute(
+            task, FIXED_POLICIES[policy], agent, ToolContext(ws), MacroRegistry.load(), limits, verifier=verifier
+        )
+    return execution, verified
+
+
+@pytest.mark.parametrize(
+    ("answers", "limits", "ending", "reason", "detail", "last_transition"),
+    [
+        pytest.param(
+            [ToolCall("finish")], Limits(5), Finished, "finished", None, "micro --finish--> verify", id="finish"
+        ),
+        pytest.param(
+            [ToolCall("list_files")] * 3,
+            Limits(2),
+            StepLimitReached,
+            "step_limit",
+            None,
+            "micro --step_limit--> stopped",
+            id="step-limit",
+        ),
+        pytest.param(
+            [ToolCall("list_files")],
+            Limits(5, max_tokens=10),
+            TokenLimitReached,
+            "token_limit",
+            "spent more than 10 tokens",
+            "micro --agent_stopped(token_limit)--> stopped",
+            id="token-limit",
+        ),
+        pytest.param(
+            [ContextLengthExceeded("too long")],
+            Limits(5),
+            ContextLengthExhausted,
+            "context_length",
+            "too long",
+            "micro --agent_stopped(context_length)--> stopped",
+            id="context-length",
+        ),
+        pytest.param(
+            [InfrastructureError("HTTP 503")],
+            Limits(5),
+            InfrastructureFailed,
+            "infrastructure",
+            "HTTP 503",
+            "micro --agent_stopped(infrastructure)--> stopped",
+            id="infrastructure",
+        ),
+        pytest.param(
+            [ValueError("bad")],
+            Limits(5),
+            AgentRaised,
+            "agent_exception",
+            "the agent raised ValueError: bad",
+            "micro --agent_stopped(agent_exception)--> stopped",
+            id="agent-exception",
+        ),
+    ],
+)
+def test_every_ending_is_recorded_as_its_own_outcome(fix_add, answers, limits, ending, reason, detail, last_transition):
+    execution, verified = _executed(fix_add, Scripted(*answers), limits)
+    assert type(execution.ending) is ending
+    assert (execution.stop_reason, execution.error) == (reason, detail)
+    assert execution.transitions[-1] == last_transition
+    judged_in_verify = last_transition.endswith("--> verify")
+    assert (execution.verdict is not None) == judged_in_verify == bool(verified)
+
+
+def test_a_macro_failure_without_recovery_is_judged_in_the_verify_state(fix_add):
+    execution, verified = _executed(_without_macro(fix_add), Scripted(ToolCall("finish")), Limits(5), "macro")
+    assert type(execution.ending) is MacroFailureNotRecovered and execution.stop_reason == "macro_failed"
+    assert execution.transitions[-1] == "decide --stop--> verify" and execution.verdict is not None
+    assert len(verified) == 1
+
+
+def test_what_a_run_changed_is_taken_before_the_verifier_touches_the_workspace(fix_add):
+    edit = ToolCall("edit_file", {"path": "calc/ops.py", "old": "SCALE = 2", "new": "SCALE = 1"})
+    execution, verified = _executed(fix_add, Scripted(edit, ToolCall("finish")), Limits(5))
+    assert verified == [execution.changes] and execution.changes.paths == ("calc/ops.py",)
+    assert "verifier_was_here" not in execution.diff and "SCALE = 1" in execution.diff
+
+
+def test_a_run_ended_from_outside_the_machine_fires_no_transition(fix_add):
+    from pytest_granularity.executor import Run, RunEnded
+    from pytest_granularity.tools import ToolContext
+    from pytest_granularity.workspace import Workspace
+
+    class Abandoned(RunEnded):
+        reason = "abandoned"
+        event = None
+
+    with Workspace.for_task(fix_add) as ws:
+        run = Run.start(fix_add, FIXED_POLICIES["micro"], ToolContext(ws), MacroRegistry.load(), Limits(5))
+        run.end(Abandoned())
+    assert run.ended and run.execution.stop_reason == "abandoned" and run.execution.verdict is None
+    assert run.execution.transitions == ["route --micro--> micro"] and run.machine.state is State.MICRO
+
+
+def test_the_macro_log_serialises_as_plain_json_in_field_order(fix_add):
+    result = run_task(fix_add, FIXED_POLICIES["macro"], "none", SETTINGS)
+    (entry,) = result.macro_log
+    assert isinstance(entry, MacroLogEntry) and (entry.macro, entry.failure_class) == ("replace_and_verify", None)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert list(data["macro_log"][0]) == ["macro", "failure_class", "seconds"]
+    assert RunResult.from_dict(data) == result

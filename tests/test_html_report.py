@@ -15,7 +15,7 @@ from conftest import DATA
 from pytest_granularity.cli import main
 from pytest_granularity.html_report import failures_first, render_html, run_id, share_repeated_texts
 from pytest_granularity.report import write_report
-from pytest_granularity.result import RunResult
+from pytest_granularity.result import MacroLogEntry, RunResult
 from pytest_granularity.runner import bounded
 
 XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
@@ -51,7 +51,7 @@ HOSTILE = run(
     degraded=True,
     created=[EVIL_PATH],
     transitions=["route --macro--> macro", "macro --macro_failed--> classify"],
-    macro_log=[{"macro": "move_module", "failure_class": "executor_exception", "seconds": 0.01}],
+    macro_log=[MacroLogEntry("move_module", "executor_exception", 0.01)],
     diff=f"--- /dev/null\n+++ b/{EVIL_PATH}\n@@ -0,0 +1 @@\n+{XSS}\n",
     verifier_output="\n".join(f"line {i}" for i in range(100)) + "\n" + XSS,
     transcript=[
@@ -129,7 +129,7 @@ def test_every_run_is_in_the_page_failures_first():
     assert [r["id"] for r in data["runs"]] == ["b|macro|none", run_id(HOSTILE), "a|micro|none"]
     hostile = data["runs"][1]
     assert hostile["transcript"][2]["tool_call"]["arguments"]["content"] == XSS
-    assert hostile["transitions"] == HOSTILE.transitions and hostile["macro_log"] == HOSTILE.macro_log
+    assert hostile["transitions"] == HOSTILE.transitions and hostile["macro_log"] == HOSTILE.to_dict()["macro_log"]
     assert hostile["diff"] == HOSTILE.diff and hostile["created"] == [EVIL_PATH]
     assert hostile["verifier_tail"].splitlines()[0] == "line 41" and hostile["verifier_tail"].endswith(XSS)
     assert "verifier_output" not in hostile

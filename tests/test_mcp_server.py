@@ -191,7 +191,7 @@ def test_the_macro_policy_ends_the_task_at_a_failure_and_the_log_reads_back(repo
         "precondition_mismatch",
         False,
     )
-    assert record.transitions[-1] == "decide --stop--> verify" and record.macro_log[0]["macro"] == "replace_and_verify"
+    assert record.transitions[-1] == "decide --stop--> verify" and record.macro_log[0].macro == "replace_and_verify"
     assert main(["report", "-v", str(tmp_path / "audit.jsonl")]) == 0
     assert "mcp-test-1  macro   none   unverified  1      " in capsys.readouterr().out
 

@@ -152,7 +152,7 @@ def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
     result = run_task(task, FIXED_POLICIES["macro"], "none", RunSettings(agent=ReferenceAgent, macros=registry))
     assert result.success and result.macro_calls == 2 and result.steps == 1
     assert "macro --fallback_skill(replace_and_verify)--> macro" in result.transitions
-    assert [c["macro"] for c in result.macro_log] == ["broken_replace", "replace_and_verify"]
+    assert [c.macro for c in result.macro_log] == ["broken_replace", "replace_and_verify"]
 
 
 def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty():
