@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from .tasks import find_task_files
 
 if TYPE_CHECKING:
+    import pytest
+
     from .result import RunResult
     from .training import TaskInfo
 
@@ -119,9 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(pytest.main(["--granularity-contracts", "-p", "no:cacheprovider", *map(str, args.paths)]))
     if args.command == "macros":
-        return _macros(args.macros, args.report)
+        from .pytest_view import with_pytest_config
+
+        return with_pytest_config([], lambda config: _macros(config, args.macros, args.report))
     if args.command == "export-mcp":
-        return _export_mcp(args.macros)
+        from .pytest_view import with_pytest_config
+
+        return with_pytest_config([], lambda config: _export_mcp(config, args.macros))
     if args.command == "fsm":
         from .executor import transition_table
 
@@ -139,7 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _explain(args.task, args.router)
     if args.tasks_command == "stats":
         return _tasks_stats(args.paths)
-    return _tasks_check(args.paths, args.macros, not args.no_adversaries)
+    from .pytest_view import with_pytest_config
+
+    return with_pytest_config(
+        args.paths, lambda config: _tasks_check(config, args.paths, args.macros, not args.no_adversaries)
+    )
 
 
 def _task_infos(root: Path) -> dict[str, TaskInfo]:
@@ -330,14 +340,15 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def _macros(folders: list[Path], report: Path | None) -> int:
+def _macros(config: pytest.Config, folders: list[Path], report: Path | None) -> int:
+    from .extensions import macro_roots
     from .macros import MacroRegistry
     from .metrics import macro_audit
     from .report import read_records, render
     from .schemas import DefinitionError
 
     try:
-        registry = MacroRegistry.load(folders)
+        registry = MacroRegistry.load(macro_roots(config, folders))
         audits = {a.macro: a for a in macro_audit(read_records(report))} if report else {}
     except (DefinitionError, OSError, ValueError) as exc:
         print(f"granularity macros: {exc}", file=sys.stderr)
@@ -370,15 +381,16 @@ def _macros(folders: list[Path], report: Path | None) -> int:
     return 0
 
 
-def _export_mcp(folders: list[Path]) -> int:
+def _export_mcp(config: pytest.Config, folders: list[Path]) -> int:
     import json
 
+    from .extensions import macro_roots
     from .macros import MacroRegistry
     from .mcp_export import macro_tool, mcp_problems
     from .schemas import DefinitionError
 
     try:
-        tools = [macro_tool(m) for m in MacroRegistry.load(folders)]
+        tools = [macro_tool(m) for m in MacroRegistry.load(macro_roots(config, folders))]
     except DefinitionError as exc:
         print(f"bad macro definition: {exc}", file=sys.stderr)
         return 2
@@ -461,15 +473,16 @@ def _merge(reports: list[Path], output: Path) -> int:
     return 0
 
 
-def _tasks_check(paths: list[Path], macro_folders: list[Path], adversaries: bool) -> int:
+def _tasks_check(config: pytest.Config, paths: list[Path], macro_folders: list[Path], adversaries: bool) -> int:
     from . import interrupts
+    from .extensions import macro_roots
     from .macros import MacroRegistry
     from .schemas import DefinitionError
     from .taskcheck import check_task_file
 
     interrupts.install()
     try:
-        macros = MacroRegistry.load(macro_folders)
+        macros = MacroRegistry.load(macro_roots(config, macro_folders))
     except DefinitionError as exc:
         print(f"bad macro definition: {exc}", file=sys.stderr)
         return 2

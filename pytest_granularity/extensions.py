@@ -9,6 +9,7 @@ The pytest plugin calls it; keeping it apart from the plugin lets anything holdi
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,17 +42,21 @@ def resolve(config: pytest.Config) -> Extensions:
     return Extensions(macros, selected_policies(config, macros), agent_factory(config))
 
 
-def macro_roots(config: pytest.Config) -> list[Path]:
-    """Extra macro folders: the option (or ini key), then what plugins register."""
-    roots: list[Path] = []
-    option = config.getoption("--granularity-macros")
-    ini = config.getini("granularity_macros")
-    if option:
-        roots.append(Path(option))
-    elif ini:
-        roots.append(config.rootpath / ini)
-    for folders in config.hook.pytest_granularity_macro_folders(config=config):
-        roots.extend(Path(f) for f in folders)
+def macro_roots(config: pytest.Config, folders: Sequence[Path] = ()) -> list[Path]:
+    """Extra macro folders: ``folders`` or else the option (or else the ini key), then what plugins register.
+
+    ``folders`` are the ``granularity`` command's ``--macros``, which take the option's place.
+    """
+    roots: list[Path] = list(folders)
+    if not roots:
+        option = config.getoption("--granularity-macros")
+        ini = config.getini("granularity_macros")
+        if option:
+            roots.append(Path(option))
+        elif ini:
+            roots.append(config.rootpath / ini)
+    for found in config.hook.pytest_granularity_macro_folders(config=config):
+        roots.extend(Path(f) for f in found)
     return roots
 
 

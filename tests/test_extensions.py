@@ -73,3 +73,33 @@ def test_the_public_api_resolves_every_name_without_loading_model_clients():
         assert getattr(pytest_granularity, name) is not None, name
     code = "import sys, pytest_granularity; print(sorted(m for m in ('openai', 'sklearn', 'yaml') if m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+def test_the_granularity_command_sees_the_macros_a_pytest_run_sees(pytester):
+    """The ini key and a conftest (registering a macro folder and an agent): both commands list both macros."""
+    for name in ("from-ini", "from-conftest"):
+        macro = pytester.path / name / name
+        shutil.copytree(REPO / "examples/macros/rename-constant", macro)
+        contract = macro / "contract.yaml"
+        contract.write_text(contract.read_text().replace("name: rename_constant", f"name: {name.replace('-', '_')}"))
+        skill = macro / "SKILL.md"
+        skill.write_text(skill.read_text().replace("name: rename-constant", f"name: {name}"))
+    pytester.makeini("[pytest]\ngranularity_macros = from-ini\n")
+    pytester.makeconftest(
+        """
+        from pathlib import Path
+        from pytest_granularity.agents.reference import ReferenceAgent
+
+        def pytest_granularity_macro_folders(config):
+            return [Path(__file__).parent / "from-conftest"]
+
+        def pytest_granularity_agents(config):
+            return {"mine": ReferenceAgent}
+        """
+    )
+    result = pytester.run(sys.executable, "-m", "pytest_granularity.cli", "macros")
+    assert result.ret == 0, result.stderr.str()
+    listed = [line.split()[0] for line in result.outlines[2:]]
+    assert listed == ["from_conftest", "from_ini", "move_module", "replace_and_verify", "summarize_module"]
+    exported = pytester.run(sys.executable, "-m", "pytest_granularity.cli", "export-mcp")
+    assert {t["name"] for t in json.loads(exported.stdout.str())["tools"]} >= {"from_conftest", "from_ini"}
