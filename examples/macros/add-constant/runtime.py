@@ -5,24 +5,16 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import insert_after_imports, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, name = ctx.args["file"], ctx.args["name"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return [str(exc)]
-    if path.suffix != ".py" or not path.is_file():
-        return [f"{rel} is not a Python file"]
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno})"]
-    reasons = []
-    if name in module_bindings(tree):
+    source, reasons = read_python(ctx, rel, dot_py=True)
+    if source is None:
+        return reasons
+    if name in module_bindings(source.tree):
         reasons.append(f"{rel} already defines {name} at module level")
     try:
         ast.parse(ctx.args["value"], mode="eval")
@@ -75,38 +67,3 @@ def module_bindings(tree: ast.Module) -> set[str]:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return names
-
-
-def insert_after_imports(source: str, statement: str) -> str:
-    """``statement`` on its own line after the docstring and the leading imports (PEP 8 spacing).
-
-    Directly before an existing module-level assignment it joins that group; before a function or
-    class it is followed by two blank lines, before anything else by one.
-    """
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    end, following = 0, None
-    for index, node in enumerate(tree.body):
-        docstring = (
-            index == 0
-            and isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        )
-        if docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
-            end = node.end_lineno or node.lineno
-            continue
-        following = node
-        break
-    if end == 0:
-        while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#")):
-            end += 1
-    head, tail = "".join(lines[:end]).rstrip("\n"), "".join(lines[end:]).lstrip("\n")
-    text = (head + "\n\n" if head else "") + statement + "\n"
-    if not tail:
-        return text
-    if isinstance(following, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not tail.startswith("#"):
-        return text + "\n\n" + tail
-    if isinstance(following, (ast.Assign, ast.AnnAssign)) and not tail.startswith("#"):
-        return text + tail
-    return text + "\n" + tail

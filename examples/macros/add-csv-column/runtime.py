@@ -6,6 +6,7 @@ import csv
 import io
 
 from pytest_granularity.macros.checks import test_problems
+from pytest_granularity.macros.kit import existing_file
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -19,15 +20,15 @@ def _read(ctx: MacroContext) -> tuple[list[list[str]], str]:
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, column = ctx.args["file"], ctx.args["column"]
-    if not ctx.path(rel).is_file():
-        return [f"{rel} does not exist"]
+    path, reasons = existing_file(ctx, rel)
+    if path is None:
+        return reasons
     try:
         rows, _ = _read(ctx)
     except (csv.Error, UnicodeDecodeError) as exc:
         return [f"{rel} is not a readable CSV file ({exc})"]
     if not rows or not rows[0]:
         return [f"{rel} has no header row"]
-    reasons = []
     if column in rows[0]:
         reasons.append(f"{rel} already has a column {column!r}")
     ragged = [i + 1 for i, row in enumerate(rows[1:], 1) if row and len(row) != len(rows[0])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import is_docstring, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -41,15 +42,10 @@ def _is_expression(source: str) -> bool:
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, name, field = ctx.args["file"], ctx.args["class_name"], ctx.args["field"]
-    path = ctx.path(rel)
-    if not path.is_file():
-        return [f"{rel} does not exist"]
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    reasons = []
-    cls = _find_class(tree, name)
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return reasons
+    cls = _find_class(source.tree, name)
     if cls is None:
         reasons.append(f"{rel} defines no module-level class {name}")
     else:
@@ -76,11 +72,7 @@ def run(ctx: MacroContext) -> str:
     body = cls.body
     if fields:
         anchor, indent = fields[-1].end_lineno, fields[-1].col_offset
-    elif (
-        isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
+    elif is_docstring(body[0]):
         anchor, indent = body[0].end_lineno, body[0].col_offset
     else:
         anchor, indent = body[0].lineno - 1, body[0].col_offset

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import bound_name, is_builtin_exception, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -22,28 +22,19 @@ def _defined_names(tree: ast.Module) -> dict[str, ast.stmt]:
                     names.setdefault(t.id, stmt)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
-                names.setdefault((alias.asname or alias.name).split(".")[0], stmt)
+                names.setdefault(bound_name(alias), stmt)
     return names
-
-
-def _builtin_exception(name: str) -> bool:
-    value = getattr(builtins, name, None)
-    return isinstance(value, type) and issubclass(value, BaseException)
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, name, base = ctx.args["file"], ctx.args["name"], ctx.args["base"]
-    path = ctx.path(rel)
-    if not path.is_file():
-        return [f"{rel} does not exist"]
-    try:
-        names = _defined_names(ast.parse(path.read_text(encoding="utf-8")))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    reasons = []
-    if name in names or _builtin_exception(name):
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return reasons
+    names = _defined_names(source.tree)
+    if name in names or is_builtin_exception(name):
         reasons.append(f"{name} already exists in {rel}" if name in names else f"{name} is a built-in exception")
-    if not (isinstance(names.get(base), ast.ClassDef) or (base not in names and _builtin_exception(base))):
+    if not (isinstance(names.get(base), ast.ClassDef) or (base not in names and is_builtin_exception(base))):
         reasons.append(f"{base} is neither a class of {rel} nor a built-in exception")
     return reasons
 

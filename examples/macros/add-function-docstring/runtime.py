@@ -5,43 +5,21 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import FunctionNode, find_functions, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _functions(tree: ast.Module, qualname: str) -> list[Function]:
-    """The defs named ``f`` (top level) or ``Class.f`` (a method of a top-level class)."""
-    *classes, name = qualname.split(".")
-    body = tree.body
-    for cls in classes:
-        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
-        if len(found) != 1:
-            return []
-        body = found[0].body
-    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-
-
-def _target(ctx: MacroContext) -> tuple[str, Function | None, list[str]]:
+def _target(ctx: MacroContext) -> tuple[str, FunctionNode | None, list[str]]:
     """The file's text, the function, and the reasons the macro does not fit."""
     rel, name = ctx.args["file"], ctx.args["function"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", None, [str(exc)]
-    if not path.is_file():
-        return "", None, [f"{rel} does not exist"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(text, filename=rel)
-    except SyntaxError as exc:
-        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    found = _functions(tree, name)
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return "", None, reasons
+    text = source.text
+    found = find_functions(source.tree, name)
     if len(found) != 1:
         return text, None, [f"{rel} defines {len(found)} functions named {name} (it must define exactly one)"]
     node = found[0]
-    reasons = []
     if ast.get_docstring(node, clean=False) is not None:
         reasons.append(f"{name} already has a docstring")
     first = node.body[0]
@@ -74,7 +52,7 @@ def validate(ctx: MacroContext) -> list[str]:
     problems = syntax_problems(ctx, [rel])
     if problems:
         return problems
-    found = _functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), name)
+    found = find_functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), name)
     if len(found) != 1 or ast.get_docstring(found[0], clean=False) != ctx.args["docstring"]:
         return [f"{name} in {rel} does not carry the given docstring"]
     return test_problems(ctx)

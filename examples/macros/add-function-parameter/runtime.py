@@ -7,24 +7,17 @@ import ast
 import libcst as cst
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import find_functions, parameter_defaults, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, name, parameter = ctx.args["file"], ctx.args["function"], ctx.args["parameter"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return [str(exc)]
-    if path.suffix != ".py" or not path.is_file():
-        return [f"{rel} is not a Python file"]
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno})"]
+    source, unreadable = read_python(ctx, rel, dot_py=True)
+    if source is None:
+        return unreadable
     reasons = [f"{what} does not parse as a Python expression" for what in _bad_expressions(ctx)]
-    functions = _top_level(tree, name)
+    functions = find_functions(source.tree, name)
     if len(functions) != 1:
         return reasons + [
             f"{rel} defines {len(functions)} top-level functions named {name} (it must define exactly one)"
@@ -54,8 +47,8 @@ def validate(ctx: MacroContext) -> list[str]:
     problems = syntax_problems(ctx, [rel])
     if problems:
         return problems
-    functions = _top_level(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), ctx.args["function"])
-    default = _defaults(functions[0].args).get(ctx.args["parameter"]) if len(functions) == 1 else None
+    functions = find_functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), ctx.args["function"])
+    default = parameter_defaults(functions[0].args).get(ctx.args["parameter"]) if len(functions) == 1 else None
     expected = ast.parse(ctx.args["default"], mode="eval").body
     if default is None or ast.dump(default) != ast.dump(expected):
         return [f"{ctx.args['function']} in {rel} lacks the parameter {ctx.args['parameter']}={ctx.args['default']}"]
@@ -73,20 +66,9 @@ def _bad_expressions(ctx: MacroContext) -> list[str]:
     return bad
 
 
-def _top_level(tree: ast.Module, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-
-
 def _parameter_names(args: ast.arguments) -> set[str]:
     names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     return names | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-
-
-def _defaults(args: ast.arguments) -> dict[str, ast.expr]:
-    positional = [*args.posonlyargs, *args.args]
-    found = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
-    found.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    return found
 
 
 def _with_parameter(function: cst.FunctionDef, args: dict) -> cst.FunctionDef:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import bound_name, is_docstring, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 Import = ast.Import | ast.ImportFrom
 
@@ -24,10 +24,6 @@ def _statement(ctx: MacroContext) -> tuple[Import | None, str | None]:
     return node, None
 
 
-def _bound(alias: ast.alias) -> str:
-    return alias.asname or alias.name.split(".")[0]
-
-
 def _key(node: Import, alias: ast.alias) -> tuple:
     """What one alias imports: equal keys import the same thing under the same name."""
     if isinstance(node, ast.ImportFrom):
@@ -43,7 +39,7 @@ def _bindings(tree: ast.Module) -> dict[str, list[tuple[int, ast.AST]]]:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names = [(stmt.name, stmt)]
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names = [(_bound(a), a) for a in stmt.names]
+            names = [(bound_name(a), a) for a in stmt.names]
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             names = [(n.id, n) for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
@@ -52,31 +48,11 @@ def _bindings(tree: ast.Module) -> dict[str, list[tuple[int, ast.AST]]]:
     return found
 
 
-def _read(ctx: MacroContext) -> tuple[str, ast.Module | None, list[str]]:
-    rel = ctx.args["file"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", None, [str(exc)]
-    if not path.is_file():
-        return "", None, [f"{rel} does not exist"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        return text, ast.parse(text, filename=rel), []
-    except SyntaxError as exc:
-        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-
-
 def _insertion(tree: ast.Module, statement: Import, text: str) -> tuple[int, bool]:
     """The line after which the import goes, and whether it needs a blank line before it."""
     body = tree.body
     i, after = 0, 0
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
+    if body and is_docstring(body[0]):
         i, after = 1, body[0].end_lineno
     future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
     last = None
@@ -98,16 +74,17 @@ def preconditions(ctx: MacroContext) -> list[str]:
     statement, problem = _statement(ctx)
     if statement is None:
         return [problem]
-    text, tree, reasons = _read(ctx)
-    if tree is None:
+    source, reasons = read_python(ctx, ctx.args["file"])
+    if source is None:
         return reasons
+    text, tree = source.text, source.tree
     existing = {_key(s, a) for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names}
     bindings = _bindings(tree)
     for alias in statement.names:
         if _key(statement, alias) in existing:
             reasons.append(f"{ctx.args['file']} already imports {alias.name}")
             continue
-        for line, node in bindings.get(_bound(alias), []):
+        for line, node in bindings.get(bound_name(alias), []):
             same_package = (
                 isinstance(statement, ast.Import)
                 and isinstance(node, ast.alias)
@@ -116,7 +93,7 @@ def preconditions(ctx: MacroContext) -> list[str]:
                 and node.name.split(".")[0] == alias.name.split(".")[0]
             )
             if not same_package:
-                reasons.append(f"{_bound(alias)} is already bound at line {line} of {ctx.args['file']}")
+                reasons.append(f"{bound_name(alias)} is already bound at line {line} of {ctx.args['file']}")
     line, _ = _insertion(tree, statement, text)
     if any(s.lineno == line and s.col_offset > 0 for s in tree.body):
         reasons.append(f"line {line} of {ctx.args['file']} holds several statements; cannot insert after it")
@@ -125,10 +102,11 @@ def preconditions(ctx: MacroContext) -> list[str]:
 
 def run(ctx: MacroContext) -> str:
     statement, problem = _statement(ctx)
-    text, tree, reasons = _read(ctx)
-    if statement is None or tree is None:
+    source, reasons = read_python(ctx, ctx.args["file"])
+    if statement is None or source is None:
         raise MacroError(problem or "; ".join(reasons))
-    line, blank = _insertion(tree, statement, text)
+    text = source.text
+    line, blank = _insertion(source.tree, statement, text)
     lines = text.splitlines(keepends=True)
     if line and not lines[line - 1].endswith("\n"):
         lines[line - 1] += "\n"

@@ -7,20 +7,12 @@ import io
 import json
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import FunctionNode, find_functions, is_docstring, read_python, without_docstring
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
-Function = (ast.FunctionDef, ast.AsyncFunctionDef)
 
-
-def _find_function(tree: ast.Module, dotted: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    scope: list[ast.stmt] = tree.body
-    *owners, name = dotted.split(".")
-    for owner in owners:
-        cls = next((s for s in scope if isinstance(s, ast.ClassDef) and s.name == owner), None)
-        if cls is None:
-            return None
-        scope = cls.body
-    return next((s for s in scope if isinstance(s, Function) and s.name == name), None)
+def _find_function(tree: ast.Module, dotted: str) -> FunctionNode | None:
+    return next(iter(find_functions(tree, dotted)), None)
 
 
 def _defines_logger(tree: ast.Module) -> bool:
@@ -33,13 +25,8 @@ def _defines_logger(tree: ast.Module) -> bool:
     return False
 
 
-def _has_docstring(node: ast.AST) -> bool:
-    first = node.body[0]
-    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-
-
-def _first_statement(node: ast.AST) -> ast.stmt | None:
-    body = node.body[1:] if _has_docstring(node) else node.body
+def _first_statement(node: FunctionNode) -> ast.stmt | None:
+    body = without_docstring(node.body)
     return body[0] if body else None
 
 
@@ -56,17 +43,12 @@ def _is_debug_call(stmt: ast.stmt | None, message: str) -> bool:
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, function, message = ctx.args["file"], ctx.args["function"], ctx.args["message"]
-    path = ctx.path(rel)
-    if not path.is_file():
-        return [f"{rel} does not exist"]
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    reasons = []
-    if not _defines_logger(tree):
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return reasons
+    if not _defines_logger(source.tree):
         reasons.append(f"{rel} defines no module-level logger")
-    node = _find_function(tree, function)
+    node = _find_function(source.tree, function)
     if node is None:
         reasons.append(f"{rel} defines no function {function}")
     elif node.body[0].lineno == node.lineno:
@@ -85,7 +67,7 @@ def run(ctx: MacroContext) -> str:
         raise MacroError(f"{rel} no longer defines {function}")
     indent = " " * node.body[0].col_offset
     lines = io.StringIO(text, newline="").readlines()
-    if _has_docstring(node):
+    if is_docstring(node.body[0]):
         at = node.body[0].end_lineno
     else:
         # comments directly above the first statement stay with it: insert above them

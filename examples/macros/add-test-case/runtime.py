@@ -6,8 +6,8 @@ import ast
 import textwrap
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import bound_name, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 TAIL_LINES = 15
 
@@ -21,9 +21,9 @@ def _defines(tree: ast.Module, name: str) -> list[int]:
     """Lines where the module's top level binds ``name``."""
     lines = []
     for stmt in tree.body:
-        if (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name) or (isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(
-            (a.asname or a.name.split(".")[0]) == name for a in stmt.names
-        )):
+        if (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name) or (
+            isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(bound_name(a) == name for a in stmt.names)
+        ):
             lines.append(stmt.lineno)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -32,26 +32,11 @@ def _defines(tree: ast.Module, name: str) -> list[int]:
     return lines
 
 
-def _read(ctx: MacroContext) -> tuple[str, ast.Module | None, list[str]]:
-    rel = ctx.args["file"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", None, [str(exc)]
-    if not path.is_file():
-        return "", None, [f"{rel} does not exist"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        return text, ast.parse(text, filename=rel), []
-    except SyntaxError as exc:
-        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-
-
 def preconditions(ctx: MacroContext) -> list[str]:
-    _, tree, reasons = _read(ctx)
-    if tree is None:
+    source, reasons = read_python(ctx, ctx.args["file"])
+    if source is None:
         return reasons
-    lines = _defines(tree, ctx.args["name"])
+    lines = _defines(source.tree, ctx.args["name"])
     if lines:
         reasons.append(f"{ctx.args['file']} already binds {ctx.args['name']} (line {lines[0]})")
     try:
@@ -62,10 +47,10 @@ def preconditions(ctx: MacroContext) -> list[str]:
 
 
 def run(ctx: MacroContext) -> str:
-    text, tree, reasons = _read(ctx)
-    if tree is None:
+    source, reasons = read_python(ctx, ctx.args["file"])
+    if source is None:
         raise MacroError("; ".join(reasons))
-    head = text.rstrip() + "\n\n\n" if text.strip() else ""
+    head = source.text.rstrip() + "\n\n\n" if source.text.strip() else ""
     ctx.path(ctx.args["file"]).write_text(head + _function(ctx), encoding="utf-8")
     return f"added {ctx.args['name']} to {ctx.args['file']}"
 

@@ -7,8 +7,8 @@ import re
 import tomllib
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import existing_file
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 PYPROJECT = "pyproject.toml"
 _PROJECT_HEADER = re.compile(r"^\[project\][ \t]*(#.*)?$", re.M)
@@ -60,15 +60,11 @@ def preconditions(ctx: MacroContext) -> list[str]:
         if lines != 1:
             reasons.append(f'[project] in {PYPROJECT} has no plain line version = "{old}"')
     for rel in ctx.args.get("files", []):
-        try:
-            extra = ctx.path(rel)
-        except PathEscape as exc:
-            reasons.append(str(exc))
-            continue
+        extra, missing = existing_file(ctx, rel)
         if rel == PYPROJECT:
             reasons.append(f"{PYPROJECT} is always changed; do not list it in files")
-        elif not extra.is_file():
-            reasons.append(f"{rel} does not exist")
+        elif extra is None:
+            reasons += missing
         else:
             count = len(_whole(old).findall(extra.read_text(encoding="utf-8")))
             if count != 1:

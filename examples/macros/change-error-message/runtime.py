@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import ast
-import io
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
-Function = (ast.FunctionDef, ast.AsyncFunctionDef)
 
-
-def _find_function(tree: ast.Module, dotted: str) -> ast.AST | None:
-    scope: list[ast.stmt] = tree.body
-    *owners, name = dotted.split(".")
-    for owner in owners:
-        cls = next((s for s in scope if isinstance(s, ast.ClassDef) and s.name == owner), None)
-        if cls is None:
-            return None
-        scope = cls.body
-    return next((s for s in scope if isinstance(s, Function) and s.name == name), None)
+def _find_function(tree: ast.Module, dotted: str) -> FunctionNode | None:
+    return next(iter(find_functions(tree, dotted)), None)
 
 
 def _messages(function: ast.AST) -> list[ast.expr]:
@@ -28,7 +19,7 @@ def _messages(function: ast.AST) -> list[ast.expr]:
     stack = list(ast.iter_child_nodes(function))
     while stack:
         node = stack.pop()
-        if isinstance(node, (*Function, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             found.append(node.exc.args[0])
@@ -40,22 +31,19 @@ def _matching(function: ast.AST, message: str) -> list[ast.Constant]:
     return [m for m in _messages(function) if isinstance(m, ast.Constant) and m.value == message]
 
 
-def _load(ctx: MacroContext) -> tuple[str, ast.AST | None]:
+def _load(ctx: MacroContext) -> tuple[str, FunctionNode | None]:
     text = ctx.path(ctx.args["file"]).read_text(encoding="utf-8")
     return text, _find_function(ast.parse(text), ctx.args["function"])
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, function, old = ctx.args["file"], ctx.args["function"], ctx.args["old_message"]
-    if not ctx.path(rel).is_file():
-        return [f"{rel} does not exist"]
-    try:
-        _, node = _load(ctx)
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return reasons
+    node = _find_function(source.tree, function)
     if node is None:
         return [f"{rel} defines no function {function}"]
-    reasons = []
     matches = _matching(node, old)
     if len(matches) != 1:
         built = any(isinstance(m, ast.JoinedStr) and old.split("{")[0] in ast.unparse(m) for m in _messages(node))
@@ -81,10 +69,10 @@ def run(ctx: MacroContext) -> str:
     if len(matches) != 1:
         raise MacroError(f"{rel} changed: {function} no longer raises {old!r} exactly once")
     target = matches[0]
-    lines = io.StringIO(text, newline="").readlines()
-    start = sum(len(line.encode("utf-8")) for line in lines[: target.lineno - 1]) + target.col_offset
-    end = sum(len(line.encode("utf-8")) for line in lines[: target.end_lineno - 1]) + target.end_col_offset
     data = text.encode("utf-8")
+    offsets = line_offsets(data)
+    start = offsets[target.lineno - 1] + target.col_offset
+    end = offsets[target.end_lineno - 1] + target.end_col_offset
     original = data[start:end].decode("utf-8")
     new = _literal(original, ctx.args["new_message"])
     ctx.path(rel).write_bytes(data[:start] + new.encode("utf-8") + data[end:])

@@ -5,23 +5,17 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import find_functions, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, name = ctx.args["file"], ctx.args["function"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return [str(exc)]
-    if path.suffix != ".py" or not path.is_file():
-        return [f"{rel} is not a Python file"]
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno})"]
-    functions = _top_level(tree, name)
+    source, reasons = read_python(ctx, rel, dot_py=True)
+    if source is None:
+        return reasons
+    tree = source.tree
+    functions = find_functions(tree, name)
     bindings = [
         n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name
     ]
@@ -36,7 +30,7 @@ def preconditions(ctx: MacroContext) -> list[str]:
 def run(ctx: MacroContext) -> str:
     path = ctx.path(ctx.args["file"])
     source = path.read_text(encoding="utf-8")
-    functions = _top_level(ast.parse(source), ctx.args["function"])
+    functions = find_functions(ast.parse(source), ctx.args["function"])
     if len(functions) != 1:
         raise MacroError(f"{ctx.args['file']} changed while the macro ran: {ctx.args['function']} is not defined once")
     node = functions[0]
@@ -59,7 +53,7 @@ def validate(ctx: MacroContext) -> list[str]:
     problems = syntax_problems(ctx, [rel])
     if problems:
         return problems
-    if _top_level(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), ctx.args["function"]):
+    if find_functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), ctx.args["function"]):
         return [f"{rel} still defines {ctx.args['function']}"]
     return test_problems(ctx)
 
@@ -79,7 +73,3 @@ def references(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDe
             )
         }
     )
-
-
-def _top_level(tree: ast.Module, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]

@@ -5,23 +5,22 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import (
+    find_functions,
+    insert_after_imports,
+    line_offsets,
+    read_python,
+    without_docstring,
+)
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, function, literal, name = ctx.args["file"], ctx.args["function"], ctx.args["literal"], ctx.args["name"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return [str(exc)]
-    if path.suffix != ".py" or not path.is_file():
-        return [f"{rel} is not a Python file"]
-    source = path.read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno})"]
+    found, reasons = read_python(ctx, rel, dot_py=True)
+    if found is None:
+        return reasons
+    source, tree = found.text, found.tree
     try:
         ast.literal_eval(literal)
     except (SyntaxError, ValueError, TypeError):
@@ -29,9 +28,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
     functions = find_functions(tree, function)
     if len(functions) != 1:
         return [
-            f"{rel} defines {len(functions)} functions {function} (it must define exactly one, top-level or Class.method)"
+            f"{rel} defines {len(functions)} functions {function} "
+            "(it must define exactly one, top-level or Class.method)"
         ]
-    reasons = []
     if not occurrences(source, functions[0], literal):
         reasons.append(f"{function} holds no literal written exactly {literal}")
     if name in names_in(tree):
@@ -48,7 +47,7 @@ def run(ctx: MacroContext) -> str:
     if not found:
         raise MacroError(f"{rel} changed while the macro ran: {ctx.args['function']} no longer holds {literal}")
     data = source.encode("utf-8")
-    starts = _line_starts(data)
+    starts = line_offsets(data)
     for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
         begin = starts[node.lineno - 1] + node.col_offset
         end = starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
@@ -79,31 +78,17 @@ def validate(ctx: MacroContext) -> list[str]:
     return problems or test_problems(ctx)
 
 
-def find_functions(tree: ast.Module, dotted: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """``name`` (a top-level function) or ``Class.name`` (a method of a top-level class)."""
-    *owner, name = dotted.split(".")
-    body = tree.body
-    if owner:
-        classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner[0]]
-        body = [item for c in classes for item in c.body]
-    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-
-
 def occurrences(source: str, function: ast.FunctionDef | ast.AsyncFunctionDef, literal: str) -> list[ast.expr]:
     """Literal expressions in the function's defaults and body written exactly as ``literal``.
 
     The docstring and the insides of f-strings are skipped.
     """
-    body = function.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
     args = function.args
-    stack: list[ast.AST] = [*body, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    stack: list[ast.AST] = [
+        *without_docstring(function.body),
+        *args.defaults,
+        *(d for d in args.kw_defaults if d is not None),
+    ]
     found = []
     while stack:
         node = stack.pop()
@@ -139,42 +124,3 @@ def _is_literal(node: ast.expr) -> bool:
     except (ValueError, TypeError, SyntaxError):
         return False
     return True
-
-
-def _line_starts(data: bytes) -> list[int]:
-    starts, offset = [], 0
-    for line in data.splitlines(keepends=True):
-        starts.append(offset)
-        offset += len(line)
-    return starts + [offset]
-
-
-def insert_after_imports(source: str, statement: str) -> str:
-    """``statement`` on its own line after the docstring and the leading imports (PEP 8 spacing)."""
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    end, following = 0, None
-    for index, node in enumerate(tree.body):
-        docstring = (
-            index == 0
-            and isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        )
-        if docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
-            end = node.end_lineno or node.lineno
-            continue
-        following = node
-        break
-    if end == 0:
-        while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#")):
-            end += 1
-    head, tail = "".join(lines[:end]).rstrip("\n"), "".join(lines[end:]).lstrip("\n")
-    text = (head + "\n\n" if head else "") + statement + "\n"
-    if not tail:
-        return text
-    if isinstance(following, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not tail.startswith("#"):
-        return text + "\n\n" + tail
-    if isinstance(following, (ast.Assign, ast.AnnAssign)) and not tail.startswith("#"):
-        return text + tail
-    return text + "\n" + tail

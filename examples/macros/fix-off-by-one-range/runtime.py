@@ -5,22 +5,8 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _functions(tree: ast.Module, qualname: str) -> list[Function]:
-    """The defs named ``f`` (top level) or ``Class.f`` (a method of a top-level class)."""
-    *classes, name = qualname.split(".")
-    body = tree.body
-    for cls in classes:
-        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
-        if len(found) != 1:
-            return []
-        body = found[0].body
-    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
 
 
 def _expression(text: str) -> str | None:
@@ -31,7 +17,7 @@ def _expression(text: str) -> str | None:
         return None
 
 
-def _range_args(function: Function, dump: str) -> list[ast.expr]:
+def _range_args(function: FunctionNode, dump: str) -> list[ast.expr]:
     return [
         arg
         for node in ast.walk(function)
@@ -50,24 +36,18 @@ def _find(ctx: MacroContext) -> tuple[str, list[ast.expr], list[str]]:
     ]
     if old is not None and old == new:
         reasons.append("old_expr and new_expr are the same expression")
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", [], reasons + [str(exc)]
-    if not path.is_file():
-        return "", [], reasons + [f"{rel} does not exist"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(text, filename=rel)
-    except SyntaxError as exc:
-        return text, [], reasons + [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    found = _functions(tree, name)
+    source, unreadable = read_python(ctx, rel)
+    if source is None:
+        return "", [], reasons + unreadable
+    text = source.text
+    found = find_functions(source.tree, name)
     if len(found) != 1:
         return text, [], reasons + [f"{rel} defines {len(found)} functions named {name} (it must define exactly one)"]
     matches = _range_args(found[0], old) if old is not None else []
     if old is not None and len(matches) != 1:
         reasons.append(
-            f"{name} has {len(matches)} range() arguments equal to {ctx.args['old_expr'].strip()} (it must have exactly one)"
+            f"{name} has {len(matches)} range() arguments equal to {ctx.args['old_expr'].strip()} "
+            "(it must have exactly one)"
         )
     return text, matches, reasons
 
@@ -82,14 +62,15 @@ def run(ctx: MacroContext) -> str:
         raise MacroError("; ".join(reasons) or "the range() bound is no longer there")
     arg = matches[0]
     data = text.encode("utf-8")
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    starts = line_offsets(data)
     begin = starts[arg.lineno - 1] + arg.col_offset
     end = starts[arg.end_lineno - 1] + arg.end_col_offset
     data = data[:begin] + ctx.args["new_expr"].strip().encode("utf-8") + data[end:]
     ctx.path(ctx.args["file"]).write_bytes(data)
-    return f"changed range({ctx.args['old_expr'].strip()}) to range({ctx.args['new_expr'].strip()}) in {ctx.args['function']} (line {arg.lineno})"
+    return (
+        f"changed range({ctx.args['old_expr'].strip()}) to range({ctx.args['new_expr'].strip()}) "
+        f"in {ctx.args['function']} (line {arg.lineno})"
+    )
 
 
 def validate(ctx: MacroContext) -> list[str]:
@@ -97,10 +78,11 @@ def validate(ctx: MacroContext) -> list[str]:
     problems = syntax_problems(ctx, [rel])
     if problems:
         return problems
-    found = _functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), name)
+    found = find_functions(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), name)
     old, new = _expression(ctx.args["old_expr"]), _expression(ctx.args["new_expr"])
     if len(found) != 1 or _range_args(found[0], old) or not _range_args(found[0], new):
         return [
-            f"the range() in {name} does not use {ctx.args['new_expr'].strip()} instead of {ctx.args['old_expr'].strip()}"
+            f"the range() in {name} does not use {ctx.args['new_expr'].strip()} "
+            f"instead of {ctx.args['old_expr'].strip()}"
         ]
     return test_problems(ctx)

@@ -9,35 +9,18 @@ import re
 import tokenize
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import bound_name, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 Import = ast.Import | ast.ImportFrom
 
 
-def _bound(alias: ast.alias) -> str:
-    return alias.asname or alias.name.split(".")[0]
-
-
 def _importers(tree: ast.Module, name: str) -> list[Import]:
     return [
-        s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and any(_bound(a) == name for a in s.names)
+        s
+        for s in tree.body
+        if isinstance(s, (ast.Import, ast.ImportFrom)) and any(bound_name(a) == name for a in s.names)
     ]
-
-
-def _read(ctx: MacroContext) -> tuple[str, ast.Module | None, list[str]]:
-    rel = ctx.args["file"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", None, [str(exc)]
-    if not path.is_file():
-        return "", None, [f"{rel} does not exist"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        return text, ast.parse(text, filename=rel), []
-    except SyntaxError as exc:
-        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
 
 
 def _uses(text: str, statement: Import, name: str) -> list[int]:
@@ -55,11 +38,12 @@ def _uses(text: str, statement: Import, name: str) -> list[int]:
 
 
 def _target(ctx: MacroContext) -> tuple[str, Import | None, list[str]]:
-    text, tree, reasons = _read(ctx)
-    if tree is None:
-        return text, None, reasons
     rel, name = ctx.args["file"], ctx.args["name"]
-    found = _importers(tree, name)
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return "", None, reasons
+    text = source.text
+    found = _importers(source.tree, name)
     if len(found) != 1:
         return text, None, [f"{len(found)} top-level imports in {rel} bind {name} (there must be exactly one)"]
     statement = found[0]
@@ -84,7 +68,7 @@ def run(ctx: MacroContext) -> str:
         raise MacroError("; ".join(reasons) or "the import is no longer there")
     name = ctx.args["name"]
     lines = text.splitlines(keepends=True)
-    kept = [a for a in statement.names if _bound(a) != name]
+    kept = [a for a in statement.names if bound_name(a) != name]
     replacement = []
     if kept:
         shorter = copy.copy(statement)

@@ -8,24 +8,16 @@ import re
 import libcst as cst
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import read_python
 from pytest_granularity.macros.runtime import MacroContext
-from pytest_granularity.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, old, new = ctx.args["file"], ctx.args["old"], ctx.args["new"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return [str(exc)]
-    if path.suffix != ".py" or not path.is_file():
-        return [f"{rel} is not a Python file"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno})"]
-    reasons = []
+    source, reasons = read_python(ctx, rel, dot_py=True)
+    if source is None:
+        return reasons
+    text, tree = source.text, source.tree
     if len(_classes(tree, old)) != 1:
         reasons.append(f"{rel} does not define exactly one top-level class {old}")
     if any(

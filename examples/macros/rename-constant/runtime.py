@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import existing_file
 from pytest_granularity.macros.runtime import MacroContext
 
 
@@ -13,11 +14,10 @@ def _defines(text: str, name: str) -> bool:
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
-    path = ctx.path(ctx.args["file"])
-    if not path.is_file():
-        return [f"{ctx.args['file']} does not exist"]
+    path, reasons = existing_file(ctx, ctx.args["file"])
+    if path is None:
+        return reasons
     text = path.read_text()
-    reasons = []
     if not _defines(text, ctx.args["old"]):
         reasons.append(f"{ctx.args['file']} does not define {ctx.args['old']}")
     if _defines(text, ctx.args["new"]):

@@ -6,38 +6,15 @@ import ast
 import re
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import bound_name, find_functions, line_offsets, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 Position = tuple[int, int]
 """(line, byte column), as the ast reports them."""
 
 
-def _read(ctx: MacroContext) -> tuple[str, ast.Module | None, list[str]]:
-    rel = ctx.args["file"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", None, [str(exc)]
-    if not path.is_file():
-        return "", None, [f"{rel} does not exist"]
-    text = path.read_text(encoding="utf-8")
-    try:
-        return text, ast.parse(text, filename=rel), []
-    except SyntaxError as exc:
-        return text, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-
-
-def _top_defs(tree: ast.Module, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-
-
-def _bound(alias: ast.alias) -> str:
-    return alias.asname or alias.name.split(".")[0]
-
-
 def _conflicts(tree: ast.Module, old: str, new: str) -> list[str]:
-    defs = _top_defs(tree, old)
+    defs = find_functions(tree, old)
     reasons = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", "?")
@@ -53,21 +30,22 @@ def _conflicts(tree: ast.Module, old: str, new: str) -> list[str]:
                 reasons.append(f"{old} is rebound (line {line})")
             if node.id == new:
                 reasons.append(f"the module already uses the name {new} (line {line})")
-        elif isinstance(node, ast.alias) and _bound(node) in (old, new):
-            reasons.append(f"an import binds {_bound(node)} (line {line})")
+        elif isinstance(node, ast.alias) and bound_name(node) in (old, new):
+            reasons.append(f"an import binds {bound_name(node)} (line {line})")
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and {old, new} & set(node.names):
             reasons.append(f"a global or nonlocal statement names {old} or {new} (line {line})")
     return list(dict.fromkeys(reasons))
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
-    text, tree, reasons = _read(ctx)
-    if tree is None:
+    source, reasons = read_python(ctx, ctx.args["file"])
+    if source is None:
         return reasons
+    tree = source.tree
     old, new = ctx.args["old"], ctx.args["new"]
     if old == new:
         return ["old and new are the same name"]
-    count = len(_top_defs(tree, old))
+    count = len(find_functions(tree, old))
     if count != 1:
         reasons.append(
             f"{ctx.args['file']} defines {count} top-level functions named {old} (it must define exactly one)"
@@ -79,7 +57,7 @@ def _edits(text: str, tree: ast.Module, old: str) -> list[tuple[Position, Positi
     """The spans (in the file's bytes) that spell the function's name."""
     lines = text.encode("utf-8").splitlines(keepends=True)
     spans = []
-    for node in _top_defs(tree, old):
+    for node in find_functions(tree, old):
         match = re.compile(rb"def\s+(" + re.escape(old.encode()) + rb")\b").search(
             lines[node.lineno - 1], node.col_offset
         )
@@ -103,21 +81,19 @@ def _edits(text: str, tree: ast.Module, old: str) -> list[tuple[Position, Positi
 
 def _apply(text: str, spans: list[tuple[Position, Position]], new: str) -> str:
     data = text.encode("utf-8")
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    starts = line_offsets(data)
     for (l1, c1), (l2, c2) in sorted(spans, reverse=True):
         data = data[: starts[l1 - 1] + c1] + new.encode("utf-8") + data[starts[l2 - 1] + c2 :]
     return data.decode("utf-8")
 
 
 def run(ctx: MacroContext) -> str:
-    text, tree, reasons = _read(ctx)
-    if tree is None:
+    source, reasons = read_python(ctx, ctx.args["file"])
+    if source is None:
         raise MacroError("; ".join(reasons))
     old, new = ctx.args["old"], ctx.args["new"]
-    spans = _edits(text, tree, old)
-    ctx.path(ctx.args["file"]).write_text(_apply(text, spans, new), encoding="utf-8")
+    spans = _edits(source.text, source.tree, old)
+    source.path.write_text(_apply(source.text, spans, new), encoding="utf-8")
     return f"renamed {old} to {new} in {ctx.args['file']} ({len(spans)} place(s))"
 
 
@@ -127,8 +103,8 @@ def validate(ctx: MacroContext) -> list[str]:
     if problems:
         return problems
     tree = ast.parse(ctx.path(rel).read_text(encoding="utf-8"))
-    if len(_top_defs(tree, new)) != 1:
+    if len(find_functions(tree, new)) != 1:
         problems.append(f"{rel} does not define {new}")
-    if _top_defs(tree, old) or any(isinstance(n, ast.Name) and n.id == old for n in ast.walk(tree)):
+    if find_functions(tree, old) or any(isinstance(n, ast.Name) and n.id == old for n in ast.walk(tree)):
         problems.append(f"{rel} still uses {old}")
     return problems or test_problems(ctx)

@@ -5,44 +5,25 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import existing_file, find_functions, line_offsets
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _functions(tree: ast.Module, qualname: str) -> list[Function]:
-    """The defs named ``f`` (top level) or ``Class.f`` (a method of a top-level class)."""
-    *classes, name = qualname.split(".")
-    body = tree.body
-    for cls in classes:
-        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
-        if len(found) != 1:
-            return []
-        body = found[0].body
-    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
 
 
 def _body_span(ctx: MacroContext) -> tuple[bytes, tuple[int, int] | None, list[str]]:
     """The file's bytes, the byte span of the function's body, and the reasons the macro does not fit."""
     rel, name = ctx.args["file"], ctx.args["function"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return b"", None, [str(exc)]
-    if not path.is_file():
-        return b"", None, [f"{rel} does not exist"]
+    path, reasons = existing_file(ctx, rel)
+    if path is None:
+        return b"", None, reasons
     data = path.read_bytes()
     try:
         tree = ast.parse(data, filename=rel)
     except SyntaxError as exc:
         return data, None, [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    found = _functions(tree, name)
+    found = find_functions(tree, name)
     if len(found) != 1:
         return data, None, [f"{rel} defines {len(found)} functions named {name} (it must define exactly one)"]
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    starts = line_offsets(data)
     first, node = found[0].body[0], found[0]
     span = (starts[first.lineno - 1] + first.col_offset, starts[node.end_lineno - 1] + node.end_col_offset)
     count = data[span[0] : span[1]].count(ctx.args["old"].encode("utf-8"))
@@ -73,6 +54,6 @@ def validate(ctx: MacroContext) -> list[str]:
     problems = syntax_problems(ctx, [rel])
     if problems:
         return problems
-    if len(_functions(ast.parse(ctx.path(rel).read_bytes()), name)) != 1:
+    if len(find_functions(ast.parse(ctx.path(rel).read_bytes()), name)) != 1:
         return [f"{rel} no longer defines {name}"]
     return test_problems(ctx)

@@ -6,8 +6,8 @@ import configparser
 import re
 
 from pytest_granularity.macros.checks import test_problems
+from pytest_granularity.macros.kit import existing_file
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 HEADER = re.compile(r"\[(?P<header>.+)\]")
 OPTION = re.compile(r"(?P<key>[^=:\s][^=:]*?)\s*[=:][ \t]*")
@@ -15,12 +15,9 @@ OPTION = re.compile(r"(?P<key>[^=:\s][^=:]*?)\s*[=:][ \t]*")
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, section = ctx.args["file"], ctx.args["section"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return [str(exc)]
-    if not path.is_file():
-        return [f"{rel} does not exist"]
+    path, reasons = existing_file(ctx, rel)
+    if path is None:
+        return reasons
     try:
         parser = _parser(ctx)
     except configparser.Error as exc:

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from pytest_granularity.macros.checks import test_problems
+from pytest_granularity.macros.kit import existing_file
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 _INDENT = re.compile(r"^([ \t]+)\S", re.M)
 _MISSING = object()
@@ -45,12 +45,9 @@ def _same(a: Any, b: Any) -> bool:
 
 def _load(ctx: MacroContext) -> tuple[str, Any, list[str]]:
     rel = ctx.args["file"]
-    try:
-        path = ctx.path(rel)
-    except PathEscape as exc:
-        return "", _MISSING, [str(exc)]
-    if not path.is_file():
-        return "", _MISSING, [f"{rel} does not exist"]
+    path, reasons = existing_file(ctx, rel)
+    if path is None:
+        return "", _MISSING, reasons
     text = path.read_text(encoding="utf-8")
     try:
         return text, json.loads(text), []

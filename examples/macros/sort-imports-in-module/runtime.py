@@ -6,6 +6,7 @@ import ast
 import io
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import read_python, without_docstring
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Imports = (ast.Import, ast.ImportFrom)
@@ -13,14 +14,7 @@ Imports = (ast.Import, ast.ImportFrom)
 
 def _block(tree: ast.Module) -> list[ast.stmt]:
     """The top-of-module import statements after the docstring and __future__ imports."""
-    body = list(tree.body)
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body.pop(0)
+    body = list(without_docstring(tree.body))
     while body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
         body.pop(0)
     block = []
@@ -74,13 +68,10 @@ def _is_sorted(lines: list[str], block: list[ast.stmt]) -> bool:
 
 def preconditions(ctx: MacroContext) -> list[str]:
     rel = ctx.args["file"]
-    path = ctx.path(rel)
-    if not path.is_file():
-        return [f"{rel} does not exist"]
-    try:
-        lines, block, reasons = _analyse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
+    source, unreadable = read_python(ctx, rel)
+    if source is None:
+        return unreadable
+    lines, block, reasons = _analyse(source.text)
     if not reasons and _is_sorted(lines, block):
         reasons.append(f"the imports of {rel} are already sorted")
     return reasons

@@ -3,31 +3,29 @@
 from __future__ import annotations
 
 import ast
-import builtins
 
 import libcst as cst
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import (
+    FunctionNode,
+    ScopedTransformer,
+    find_functions,
+    is_builtin_exception,
+    read_python,
+    without_docstring,
+)
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
-Function = (ast.FunctionDef, ast.AsyncFunctionDef)
 
-
-def _find_function(tree: ast.Module, dotted: str) -> ast.AST | None:
-    scope: list[ast.stmt] = tree.body
-    *owners, name = dotted.split(".")
-    for owner in owners:
-        cls = next((s for s in scope if isinstance(s, ast.ClassDef) and s.name == owner), None)
-        if cls is None:
-            return None
-        scope = cls.body
-    return next((s for s in scope if isinstance(s, Function) and s.name == name), None)
+def _find_function(tree: ast.Module, dotted: str) -> FunctionNode | None:
+    return next(iter(find_functions(tree, dotted)), None)
 
 
 def _module_names(tree: ast.Module) -> set[str]:
     names = set()
     for node in tree.body:
-        if isinstance(node, (ast.ClassDef, *Function)):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
@@ -37,70 +35,39 @@ def _module_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _known(name: str, names: set[str]) -> bool:
-    value = getattr(builtins, name, None)
-    return name in names or (isinstance(value, type) and issubclass(value, BaseException))
-
-
-def _body(node: ast.AST) -> list[ast.stmt]:
-    first = node.body[0]
-    docstring = (
-        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-    )
-    return node.body[1:] if docstring else node.body
-
-
 def preconditions(ctx: MacroContext) -> list[str]:
     rel, function = ctx.args["file"], ctx.args["function"]
-    path = ctx.path(rel)
-    if not path.is_file():
-        return [f"{rel} does not exist"]
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        return [f"{rel} does not parse (line {exc.lineno}: {exc.msg})"]
-    reasons = []
-    node = _find_function(tree, function)
+    source, reasons = read_python(ctx, rel)
+    if source is None:
+        return reasons
+    node = _find_function(source.tree, function)
+    body = without_docstring(node.body) if node is not None else []
     if node is None:
         reasons.append(f"{rel} defines no function {function}")
-    elif not _body(node):
+    elif not body:
         reasons.append(f"{function} has nothing but a docstring")
     elif node.body[0].lineno == node.lineno:
         reasons.append(f"{function} is written on one line")
-    elif len(_body(node)) == 1 and isinstance(_body(node)[0], ast.Try):
+    elif len(body) == 1 and isinstance(body[0], ast.Try):
         reasons.append(f"the body of {function} is already a try statement")
-    names = _module_names(tree)
+    names = _module_names(source.tree)
     for key in ("catch", "raise_as"):
-        if not _known(ctx.args[key], names):
+        if not (ctx.args[key] in names or is_builtin_exception(ctx.args[key])):
             reasons.append(f"{ctx.args[key]} is neither a built-in exception nor defined or imported in {rel}")
     return reasons
 
 
-class _Wrap(cst.CSTTransformer):
+class _Wrap(ScopedTransformer):
     def __init__(self, dotted: str, catch: str, raise_as: str) -> None:
-        self.path = dotted.split(".")
-        self.stack: list[str] = []
+        super().__init__()
+        self.target = dotted
         self.catch, self.raise_as = catch, raise_as
         self.done = 0
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
-        self.stack.pop()
-        return updated
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.stack.append(node.name.value)
-        return True
-
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        matched = self.stack == self.path
-        self.stack.pop()
-        if not matched or not isinstance(updated.body, cst.IndentedBlock):
-            return updated
-        statements = list(updated.body.body)
+    def leave_function(self, qualname: str, node: cst.FunctionDef) -> cst.FunctionDef:
+        if qualname != self.target or not isinstance(node.body, cst.IndentedBlock):
+            return node
+        statements = list(node.body.body)
         head = []
         if statements and _is_docstring(statements[0]):
             head = [statements.pop(0)]
@@ -118,7 +85,7 @@ class _Wrap(cst.CSTTransformer):
             leading_lines=getattr(statements[0], "leading_lines", ()),
         )
         self.done += 1
-        return updated.with_changes(body=updated.body.with_changes(body=[*head, wrapped]))
+        return node.with_changes(body=node.body.with_changes(body=[*head, wrapped]))
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:
@@ -148,7 +115,7 @@ def validate(ctx: MacroContext) -> list[str]:
     if problems:
         return problems
     node = _find_function(ast.parse(ctx.path(rel).read_text(encoding="utf-8")), function)
-    body = _body(node) if node is not None else []
+    body = without_docstring(node.body) if node is not None else []
     if not (
         len(body) == 1
         and isinstance(body[0], ast.Try)
