@@ -6,21 +6,17 @@ from collections.abc import Mapping
 
 from pytest_granularity.features import prompt_paths, prompt_snippets
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.kit import existing_file
 from pytest_granularity.macros.runtime import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
     old = ctx.args["old"]
     reasons = []
     for rel in ctx.args["files"]:
-        try:
-            path = ctx.path(rel)
-        except PathEscape as exc:
-            reasons.append(str(exc))
-            continue
-        if not path.is_file():
-            reasons.append(f"{rel} does not exist")
+        path, missing = existing_file(ctx, rel)
+        if path is None:
+            reasons += missing
             continue
         count = path.read_text(encoding="utf-8").count(old)
         if count != 1:

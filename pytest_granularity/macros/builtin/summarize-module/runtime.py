@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 from pytest_granularity.features import prompt_paths
+from pytest_granularity.macros.kit import is_docstring
 from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.modnames import dotted_name
 from pytest_granularity.workspace import PathEscape
@@ -93,9 +94,7 @@ def _with_docstring(source: str, text: str) -> str:
 
 def _docstring_node(tree: ast.Module) -> ast.Expr | None:
     first = tree.body[0] if tree.body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return first
-    return None
+    return first if first is not None and is_docstring(first) else None
 
 
 def _plain_docstring(ctx: MacroContext, tree: ast.Module) -> bool:
