@@ -16,7 +16,9 @@ from pytest_granularity.macros.kit import (
     insert_after_imports,
     is_builtin_exception,
     is_docstring,
+    last_line,
     line_offsets,
+    node_span,
     parameter_defaults,
     read_python,
     without_docstring,
@@ -162,12 +164,17 @@ def test_line_offsets_turn_ast_positions_into_byte_offsets():
     data = text.encode("utf-8")
     offsets = line_offsets(data)
     assert offsets == [0, 10, 16, 22]
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Constant):
-            start = offsets[node.lineno - 1] + node.col_offset
-            end = offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
-            assert data[start:end].decode("utf-8") == ast.get_source_segment(text, node)
+    constants = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Constant)]
+    assert [data[slice(*node_span(offsets, node))].decode("utf-8") for node in constants] == ['"é"', "2", "3"]
     assert line_offsets(b"") == [0]
+
+
+def test_node_span_covers_a_node_over_several_lines():
+    text = "x = (1 +\n     2)\n"
+    statement = ast.parse(text).body[0]
+    assert last_line(statement) == 2
+    start, end = node_span(line_offsets(text.encode()), statement)
+    assert text.encode()[start:end] == b"x = (1 +\n     2)"
 
 
 @pytest.mark.parametrize(

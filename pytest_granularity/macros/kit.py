@@ -136,6 +136,17 @@ def line_offsets(data: bytes) -> list[int]:
     return offsets
 
 
+def last_line(node: ast.expr | ast.stmt) -> int:
+    """The line ``node`` ends on. The parser always sets it; the ast types it optional for nodes built by hand."""
+    return node.end_lineno if node.end_lineno is not None else node.lineno
+
+
+def node_span(offsets: list[int], node: ast.expr | ast.stmt) -> tuple[int, int]:
+    """Where ``node`` starts and ends in the file's bytes, given the file's ``line_offsets``."""
+    end_column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return offsets[node.lineno - 1] + node.col_offset, offsets[last_line(node) - 1] + end_column
+
+
 def insert_after_imports(source: str, statement: str) -> str:
     """``statement`` on its own line after the docstring and the leading imports (PEP 8 spacing).
 

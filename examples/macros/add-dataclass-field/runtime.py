@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import is_docstring, read_python
+from pytest_granularity.macros.kit import is_docstring, last_line, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -71,9 +71,9 @@ def run(ctx: MacroContext) -> str:
     fields = [s for s in cls.body if isinstance(s, ast.AnnAssign)]
     body = cls.body
     if fields:
-        anchor, indent = fields[-1].end_lineno, fields[-1].col_offset
+        anchor, indent = last_line(fields[-1]), fields[-1].col_offset
     elif is_docstring(body[0]):
-        anchor, indent = body[0].end_lineno, body[0].col_offset
+        anchor, indent = last_line(body[0]), body[0].col_offset
     else:
         anchor, indent = body[0].lineno - 1, body[0].col_offset
     lines = text.splitlines(keepends=True)

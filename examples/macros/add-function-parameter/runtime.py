@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 import libcst as cst
 
@@ -71,7 +72,7 @@ def _parameter_names(args: ast.arguments) -> set[str]:
     return names | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
 
 
-def _with_parameter(function: cst.FunctionDef, args: dict) -> cst.FunctionDef:
+def _with_parameter(function: cst.FunctionDef, args: dict[str, Any]) -> cst.FunctionDef:
     annotation = args.get("annotation")
     tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     new = cst.Param(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import bound_name, is_docstring, read_python
+from pytest_granularity.macros.kit import bound_name, is_docstring, last_line, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Import = ast.Import | ast.ImportFrom
@@ -24,7 +24,7 @@ def _statement(ctx: MacroContext) -> tuple[Import | None, str | None]:
     return node, None
 
 
-def _key(node: Import, alias: ast.alias) -> tuple:
+def _key(node: Import, alias: ast.alias) -> tuple[object, ...]:
     """What one alias imports: equal keys import the same thing under the same name."""
     if isinstance(node, ast.ImportFrom):
         return ("from", node.module, node.level, alias.name, alias.asname)
@@ -53,15 +53,15 @@ def _insertion(tree: ast.Module, statement: Import, text: str) -> tuple[int, boo
     body = tree.body
     i, after = 0, 0
     if body and is_docstring(body[0]):
-        i, after = 1, body[0].end_lineno
+        i, after = 1, last_line(body[0])
     future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
     last = None
-    while i < len(body) and isinstance(body[i], (ast.Import, ast.ImportFrom)):
-        if future and not (isinstance(body[i], ast.ImportFrom) and body[i].module == "__future__"):
+    while i < len(body) and isinstance(node := body[i], (ast.Import, ast.ImportFrom)):
+        if future and not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
             break
-        last, i = body[i], i + 1
+        last, i = node, i + 1
     if last is not None:
-        return last.end_lineno, False
+        return last_line(last), False
     if after:
         return after, True
     if body:
@@ -73,7 +73,7 @@ def _insertion(tree: ast.Module, statement: Import, text: str) -> tuple[int, boo
 def preconditions(ctx: MacroContext) -> list[str]:
     statement, problem = _statement(ctx)
     if statement is None:
-        return [problem]
+        return [str(problem)]
     source, reasons = read_python(ctx, ctx.args["file"])
     if source is None:
         return reasons

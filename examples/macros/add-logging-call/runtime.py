@@ -7,7 +7,14 @@ import io
 import json
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import FunctionNode, find_functions, is_docstring, read_python, without_docstring
+from pytest_granularity.macros.kit import (
+    FunctionNode,
+    find_functions,
+    is_docstring,
+    last_line,
+    read_python,
+    without_docstring,
+)
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -68,7 +75,7 @@ def run(ctx: MacroContext) -> str:
     indent = " " * node.body[0].col_offset
     lines = io.StringIO(text, newline="").readlines()
     if is_docstring(node.body[0]):
-        at = node.body[0].end_lineno
+        at = last_line(node.body[0])
     else:
         # comments directly above the first statement stay with it: insert above them
         at = node.body[0].lineno - 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import tomllib
 
@@ -32,7 +33,7 @@ def _version_line(version: str) -> re.Pattern[str]:
     return re.compile(r"^([ \t]*version[ \t]*=[ \t]*)([\"'])" + re.escape(version) + r"\2", re.M)
 
 
-def _pyproject_version(text: str) -> tuple[object, list]:
+def _pyproject_version(text: str) -> tuple[object, list[Any]]:
     project = tomllib.loads(text).get("project", {})
     return project.get("version"), project.get("dynamic", [])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, read_python
+from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, node_span, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -70,9 +70,7 @@ def run(ctx: MacroContext) -> str:
         raise MacroError(f"{rel} changed: {function} no longer raises {old!r} exactly once")
     target = matches[0]
     data = text.encode("utf-8")
-    offsets = line_offsets(data)
-    start = offsets[target.lineno - 1] + target.col_offset
-    end = offsets[target.end_lineno - 1] + target.end_col_offset
+    start, end = node_span(line_offsets(data), target)
     original = data[start:end].decode("utf-8")
     new = _literal(original, ctx.args["new_message"])
     ctx.path(rel).write_bytes(data[:start] + new.encode("utf-8") + data[end:])

@@ -9,6 +9,7 @@ from pytest_granularity.macros.kit import (
     find_functions,
     insert_after_imports,
     line_offsets,
+    node_span,
     read_python,
     without_docstring,
 )
@@ -49,8 +50,7 @@ def run(ctx: MacroContext) -> str:
     data = source.encode("utf-8")
     starts = line_offsets(data)
     for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-        begin = starts[node.lineno - 1] + node.col_offset
-        end = starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
+        begin, end = node_span(starts, node)
         data = data[:begin] + name.encode("utf-8") + data[end:]
     path.write_text(insert_after_imports(data.decode("utf-8"), f"{name} = {literal}"), encoding="utf-8")
     return f"extracted {literal} in {ctx.args['function']} ({len(found)} place(s)) into the constant {name} of {rel}"

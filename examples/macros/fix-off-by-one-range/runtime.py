@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, read_python
+from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, node_span, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -17,7 +17,7 @@ def _expression(text: str) -> str | None:
         return None
 
 
-def _range_args(function: FunctionNode, dump: str) -> list[ast.expr]:
+def _range_args(function: FunctionNode, dump: str | None) -> list[ast.expr]:
     return [
         arg
         for node in ast.walk(function)
@@ -63,8 +63,7 @@ def run(ctx: MacroContext) -> str:
     arg = matches[0]
     data = text.encode("utf-8")
     starts = line_offsets(data)
-    begin = starts[arg.lineno - 1] + arg.col_offset
-    end = starts[arg.end_lineno - 1] + arg.end_col_offset
+    begin, end = node_span(starts, arg)
     data = data[:begin] + ctx.args["new_expr"].strip().encode("utf-8") + data[end:]
     ctx.path(ctx.args["file"]).write_bytes(data)
     return (

@@ -9,7 +9,7 @@ import re
 import tokenize
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import bound_name, read_python
+from pytest_granularity.macros.kit import bound_name, last_line, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Import = ast.Import | ast.ImportFrom
@@ -28,7 +28,7 @@ def _uses(text: str, statement: Import, name: str) -> list[int]:
     mention = re.compile(rf"\b{re.escape(name)}\b")
     lines = []
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if statement.lineno <= token.start[0] <= statement.end_lineno:
+        if statement.lineno <= token.start[0] <= last_line(statement):
             continue
         if (token.type == tokenize.NAME and token.string == name) or (
             token.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)) and mention.search(token.string)
@@ -49,7 +49,7 @@ def _target(ctx: MacroContext) -> tuple[str, Import | None, list[str]]:
     statement = found[0]
     lines = text.splitlines()
     before = lines[statement.lineno - 1].encode("utf-8")[: statement.col_offset]
-    after = lines[statement.end_lineno - 1].encode("utf-8")[statement.end_col_offset :].strip()
+    after = lines[last_line(statement) - 1].encode("utf-8")[statement.end_col_offset :].strip()
     if before.strip() or (after and not after.startswith(b"#")):
         reasons.append(f"the import of {name} (line {statement.lineno}) shares its line with another statement")
     used = _uses(text, statement, name)
@@ -73,7 +73,7 @@ def run(ctx: MacroContext) -> str:
     if kept:
         shorter = copy.copy(statement)
         shorter.names = kept
-        newline = "\r\n" if lines[statement.end_lineno - 1].endswith("\r\n") else "\n"
+        newline = "\r\n" if lines[last_line(statement) - 1].endswith("\r\n") else "\n"
         replacement = [ast.unparse(shorter) + newline]
     lines[statement.lineno - 1 : statement.end_lineno] = replacement
     ctx.path(ctx.args["file"]).write_text("".join(lines), encoding="utf-8")

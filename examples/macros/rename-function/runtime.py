@@ -6,7 +6,7 @@ import ast
 import re
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import bound_name, find_functions, line_offsets, read_python
+from pytest_granularity.macros.kit import bound_name, find_functions, last_line, line_offsets, read_python
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Position = tuple[int, int]
@@ -64,18 +64,20 @@ def _edits(text: str, tree: ast.Module, old: str) -> list[tuple[Position, Positi
         if match is None:
             raise MacroError(f"cannot find the name in the def of {old} (line {node.lineno})")
         spans.append(((node.lineno, match.start(1)), (node.lineno, match.end(1))))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == old:
-            spans.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+    for use in ast.walk(tree):
+        if isinstance(use, ast.Name) and use.id == old:
+            spans.append(((use.lineno, use.col_offset), (last_line(use), use.end_col_offset or 0)))
     for stmt in tree.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) or stmt.value is None:
+        value = getattr(stmt, "value", None)
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) or value is None:
             continue
-        for node in ast.walk(stmt.value):
-            if isinstance(node, ast.Constant) and node.value == old and node.lineno == node.end_lineno:
-                inner = lines[node.lineno - 1][node.col_offset + 1 : node.end_col_offset - 1]
+        for entry in ast.walk(value):
+            if isinstance(entry, ast.Constant) and entry.value == old and entry.lineno == entry.end_lineno:
+                end = (entry.end_col_offset or 0) - 1
+                inner = lines[entry.lineno - 1][entry.col_offset + 1 : end]
                 if inner == old.encode():
-                    spans.append(((node.lineno, node.col_offset + 1), (node.lineno, node.end_col_offset - 1)))
+                    spans.append(((entry.lineno, entry.col_offset + 1), (entry.lineno, end)))
     return spans
 
 

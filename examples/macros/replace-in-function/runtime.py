@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import existing_file, find_functions, line_offsets
+from pytest_granularity.macros.kit import existing_file, find_functions, line_offsets, node_span
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
@@ -25,7 +25,7 @@ def _body_span(ctx: MacroContext) -> tuple[bytes, tuple[int, int] | None, list[s
         return data, None, [f"{rel} defines {len(found)} functions named {name} (it must define exactly one)"]
     starts = line_offsets(data)
     first, node = found[0].body[0], found[0]
-    span = (starts[first.lineno - 1] + first.col_offset, starts[node.end_lineno - 1] + node.end_col_offset)
+    span = (node_span(starts, first)[0], node_span(starts, node)[1])
     count = data[span[0] : span[1]].count(ctx.args["old"].encode("utf-8"))
     if count != 1:
         return (

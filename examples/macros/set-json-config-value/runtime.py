@@ -27,6 +27,8 @@ def _lookup(data: Any, key: str) -> tuple[Any, Any, str | None]:
     """The container holding the last segment, the segment as key or index, or why the path is missing."""
     parts = key.split(".")
     node = data
+    container: Any
+    segment: Any
     for depth, part in enumerate(parts):
         where = ".".join(parts[: depth + 1])
         if isinstance(node, dict) and part in node:

@@ -6,7 +6,7 @@ import ast
 import io
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.kit import read_python, without_docstring
+from pytest_granularity.macros.kit import last_line, read_python, without_docstring
 from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Imports = (ast.Import, ast.ImportFrom)
@@ -17,7 +17,7 @@ def _block(tree: ast.Module) -> list[ast.stmt]:
     body = list(without_docstring(tree.body))
     while body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
         body.pop(0)
-    block = []
+    block: list[ast.stmt] = []
     for stmt in body:
         if not isinstance(stmt, Imports):
             break
@@ -28,6 +28,7 @@ def _block(tree: ast.Module) -> list[ast.stmt]:
 def _key(stmt: ast.stmt, line: str) -> tuple[str, int, str]:
     if isinstance(stmt, ast.Import):
         return (stmt.names[0].name.lower(), 0, line.lower())
+    assert isinstance(stmt, ast.ImportFrom)
     return ("." * stmt.level + (stmt.module or "")).lower(), 1, line.lower()
 
 
@@ -43,7 +44,7 @@ def _analyse(text: str) -> tuple[list[str], list[ast.stmt], list[str]]:
     if len({s.lineno for s in block}) != len(block):
         reasons.append("the import block has several statements on one line")
     used = {s.lineno for s in block}
-    for number in range(block[0].lineno, block[-1].end_lineno + 1):
+    for number in range(block[0].lineno, last_line(block[-1]) + 1):
         line = lines[number - 1]
         if number not in used and line.strip():
             reasons.append(f"line {number} inside the import block is not an import (comment?)")
