@@ -1,4 +1,4 @@
-"""move_module: move a module or package and rewrite every import of it (see ``module_move``)."""
+"""move_module: move a module or package and rewrite every import of it (see ``move_module_engine``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 
 from pytest_granularity.features import prompt_paths
-from pytest_granularity.macros import module_move, move_blockers
+from pytest_granularity.macros.builtin.move_module_engine import blockers, rewrite
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.workspace import PathEscape
@@ -14,9 +14,9 @@ from pytest_granularity.workspace import PathEscape
 _MOVE_WORDS = re.compile(r"\b(move|rename|relocate)\b", re.IGNORECASE)
 
 
-def _move(ctx: MacroContext) -> module_move.Move:
+def _move(ctx: MacroContext) -> rewrite.Move:
     source = ctx.args["source"]
-    return module_move.plan(ctx.root, source, ctx.args["destination"], ctx.path(source).is_dir())
+    return rewrite.plan(ctx.root, source, ctx.args["destination"], ctx.path(source).is_dir())
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
@@ -24,7 +24,7 @@ def preconditions(ctx: MacroContext) -> list[str]:
         source, destination = ctx.path(ctx.args["source"]), ctx.path(ctx.args["destination"])
     except PathEscape as exc:
         return [str(exc)]
-    move = module_move.plan(ctx.root, ctx.args["source"], ctx.args["destination"], source.is_dir())
+    move = rewrite.plan(ctx.root, ctx.args["source"], ctx.args["destination"], source.is_dir())
     if source.is_dir() and not (source / "__init__.py").is_file():
         return [f"{move.old_path} is a folder but not a package (no __init__.py)"]
     if not source.is_dir() and not (source.is_file() and source.suffix == ".py"):
@@ -35,17 +35,20 @@ def preconditions(ctx: MacroContext) -> list[str]:
         return [f"the destination {move.new_path} of a module must end in .py"]
     if move.new == move.old or move.new.startswith(move.old + "."):
         return [f"cannot move {move.old} into itself"]
-    return move_blockers.blockers(ctx.root, move)
+    return blockers.blockers(ctx.root, move)
 
 
 def run(ctx: MacroContext) -> str:
     move = _move(ctx)
-    rewritten = module_move.apply(ctx.root, move)
-    return f"moved {move.old} to {move.new}; rewrote references in {len(rewritten)} file(s): {', '.join(rewritten) or 'none'}"
+    rewritten = rewrite.apply(ctx.root, move)
+    return (
+        f"moved {move.old} to {move.new}; "
+        f"rewrote references in {len(rewritten)} file(s): {', '.join(rewritten) or 'none'}"
+    )
 
 
 def validate(ctx: MacroContext) -> list[str]:
-    problems = syntax_problems(ctx, module_move.python_files(ctx.root))
+    problems = syntax_problems(ctx, rewrite.python_files(ctx.root))
     if ctx.path(ctx.args["source"]).exists():
         problems.append(f"{ctx.args['source']} still exists after the move")
     return problems or test_problems(ctx)

@@ -24,9 +24,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..modnames import absolute_module, import_name, import_package
-from .module_move import Move, project_modules, python_files, through_binding
-from .move_scope import Scope, dotted_chain, parse, read_loads, scope_of
+from pytest_granularity.modnames import absolute_module, import_name, import_package
+
+from .rewrite import Move, project_modules, python_files, through_binding
+from .scope import Scope, dotted_chain, parse, read_loads, scope_of
 
 TEXT_SUFFIXES = (".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".csv")
 HISTORY_FILES = ("CHANGELOG", "CHANGES", "HISTORY", "NEWS")
@@ -64,7 +65,7 @@ def blockers(root: Path, move: Move) -> list[str]:
 
 
 def _text_references(root: Path, move: Move) -> list[str]:
-    from ..workspace import iter_files
+    from pytest_granularity.workspace import iter_files
 
     patterns = [
         re.compile(rf"(?<![\w.]){re.escape(move.old)}(?!\w)"),
@@ -160,7 +161,8 @@ def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
         return [f"line {node.lineno} reaches {move.old} through the name {head}, which is bound to more than a module"]
     if f.scope.resolve(dotted) == move.old and through_binding(f.scope, dotted, move) is None:
         return [
-            f"line {node.lineno} reaches {move.old} through {head} (module {f.scope.modules[head]}), and its new place {move.new} is not inside that module"
+            f"line {node.lineno} reaches {move.old} through {head} (module {f.scope.modules[head]}), "
+            f"and its new place {move.new} is not inside that module"
         ]
     return []
 

@@ -9,7 +9,7 @@ import bound (``import a`` then ``a.b.x``, ``import a as p`` then ``p.b.x``), an
 strings such as ``mock.patch("a.b.x")``. Module names follow the import root, so a src layout
 (``src/a/b.py`` is ``a.b``) moves like any other.
 
-What cannot be proven safe is refused before any write (see ``move_blockers``). Dynamic
+What cannot be proven safe is refused before any write (see ``blockers``). Dynamic
 imports built at run time (``import_module("a." + name)``) cannot be seen; the macro's
 validation (the tests) is what catches them.
 """
@@ -27,8 +27,9 @@ from libcst.helpers import (
     get_full_name_for_node,
 )
 
-from ..modnames import import_name, import_package
-from .move_scope import Scope, scope_of
+from pytest_granularity.modnames import import_name, import_package
+
+from .scope import Scope, scope_of
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def plan(root: Path, source: str, destination: str, is_package: bool) -> Move:
 
 
 def python_files(root: Path) -> list[str]:
-    from ..workspace import iter_files
+    from pytest_granularity.workspace import iter_files
 
     return [p.relative_to(root).as_posix() for p in iter_files(root) if p.suffix == ".py" and not p.is_symlink()]
 
@@ -187,11 +188,11 @@ class _Rewriter(cst.CSTTransformer):
         return cst.FlattenSentinel(lines)
 
     def _import_from(self, node: cst.ImportFrom) -> list[cst.ImportFrom]:
-        absolute = (
-            get_absolute_module_from_package_for_import(self.package, node)
-            if node.relative
-            else get_full_name_for_node(node.module)
-        )
+        if node.relative:
+            absolute = get_absolute_module_from_package_for_import(self.package, node)
+        else:
+            assert node.module is not None, "only a relative import may name no module"
+            absolute = get_full_name_for_node(node.module)
         if absolute is None:
             return [node]
         mapped = self.move.map(absolute)
@@ -209,7 +210,7 @@ class _Rewriter(cst.CSTTransformer):
             rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             statements.append(self._outside(node.with_changes(names=rest), absolute))
         for alias in moved:
-            bound = alias.asname.name.value if alias.asname else alias.name.value
+            bound = cst.ensure_type(alias.asname.name if alias.asname else alias.name, cst.Name).value
             asname = None if bound == new_name else cst.AsName(name=cst.Name(bound))
             statements.append(
                 cst.ImportFrom(
