@@ -27,14 +27,16 @@ class FailureEvent:
     changed_paths: int
 
 
-Router = Callable[[Task, Workspace], str]
+ModeChooser = Callable[[Task, Workspace], str]
+"""Picks a run's initial mode (``micro`` or ``macro``) from the task and its workspace before any call."""
 Recovery = Callable[[FailureEvent], bool]
+"""Whether a run degrades to micro tools after a macro failure."""
 
 
 @dataclass(frozen=True)
 class Policy:
     name: str
-    route: Router
+    route: ModeChooser
     recover: Recovery
     uses_macros: bool = True
 
