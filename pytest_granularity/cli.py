@@ -13,9 +13,6 @@ from .tasks import find_task_files
 if TYPE_CHECKING:
     import pytest
 
-    from .result import RunResult
-    from .training import TaskInfo
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="granularity", description=__doc__)
@@ -152,137 +149,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
 
 
-def _task_infos(root: Path) -> dict[str, TaskInfo]:
-    from .macros import MacroRegistry
-    from .routing import features_of
-    from .tasks import load_task
-    from .training import TaskInfo
-    from .workspace import Workspace
-
-    infos = {}
-    macros = MacroRegistry.load()
-    for path in find_task_files([root]):
-        task = load_task(path)
-        with Workspace.for_task(task) as workspace:
-            infos[task.id] = TaskInfo(task.family, features_of(task, workspace, macros))
-    return infos
-
-
 def _train(args: argparse.Namespace) -> int:
     try:
         from . import training
     except ImportError:
         print("granularity train needs scikit-learn: pip install 'pytest-granularity[train]'", file=sys.stderr)
         return 2
-    runs = training.read_runs(args.runs) if args.runs else _fresh_runs(args.tasks)
+    runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
     if not args.runs:
         training.write_runs(args.save_runs, runs)
         print(f"runs kept in {args.save_runs}")
     indexed = training.index_runs(runs)
-    infos = _task_infos(args.tasks)
+    infos = training.task_infos(args.tasks)
     router = training.fit_router(indexed, infos, infos)
     evaluation = {scheme: training.evaluate(indexed, infos, scheme) for scheme in ("family", "kfold")}
     args.output.write_text(training.router_document(router, indexed, infos, evaluation))
     print(
-        f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, recovery tree of {len(router.recovery.feature)} nodes"
+        f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, "
+        f"recovery tree of {len(router.recovery.feature)} nodes"
     )
-    print(_held_out_table(evaluation))
+    print(training.held_out_table(evaluation))
     from .paper import comparison
 
     print("\nbeside the paper (ratios):\n" + comparison(evaluation))
     return 0
 
 
-def _fresh_runs(tasks: Path) -> list[RunResult]:
-    import subprocess
-    import tempfile
-
-    from .report import read_records
-
-    with tempfile.TemporaryDirectory() as scratch:
-        report = Path(scratch) / "runs.json"
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(tasks),
-            "--granularity=micro,macro,hybrid",
-            "--granularity-faults=all",
-            f"--granularity-report={report}",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-        ]
-        try:
-            import xdist  # noqa: F401
-
-            command += ["-n", "auto", "--dist", "loadfile"]
-        except ImportError:
-            pass
-        subprocess.run(command, check=False)
-        return read_records(report)
-
-
-def _held_out_table(evaluation: dict) -> str:
-    from .report import render
-
-    rows = []
-    for scheme, result in evaluation.items():
-        for key, score in result["policies"].items():
-            name, fault = key.split("|")
-            agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
-            gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
-            transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
-            rows.append(
-                (
-                    scheme,
-                    name,
-                    fault,
-                    str(score["runs"]),
-                    f"{score['success_rate']:.3f}",
-                    "[{:.3f}, {:.3f}]".format(*score["success_ci"]),
-                    f"{score['mean_tokens']:.1f}",
-                    "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]),
-                    gap,
-                    transition,
-                    agreement,
-                )
-            )
-    return render(
-        (
-            "held out by",
-            "policy",
-            "fault",
-            "runs",
-            "success",
-            "95% CI",
-            "tokens",
-            "95% CI",
-            "oracle gap",
-            "transition",
-            "agreement",
-        ),
-        rows,
-    )
-
-
 def _explain(path: Path, router_path: Path) -> int:
-    from .explain import explain_routing
-    from .macros import MacroRegistry
-    from .routing import Router, RouterError, features_of
-    from .tasks import TaskError, load_task
-    from .workspace import Workspace
+    from .explain import explain_task
+    from .routing import RouterError
+    from .tasks import TaskError
 
     try:
-        task = load_task(path)
-        router = Router.load(router_path)
+        text = explain_task(path, router_path)
     except (TaskError, RouterError) as exc:
         print(exc, file=sys.stderr)
         return 2
-    with Workspace.for_task(task) as workspace:
-        features = features_of(task, workspace, MacroRegistry.load())
-    print(f"task {task.id}")
-    print(explain_routing(features, router, router_path))
+    print(text)
     return 0
 
 
@@ -454,19 +357,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _merge(reports: list[Path], output: Path) -> int:
-    from .report import read_records, write_report
+    from .report import merged_records, write_report
 
     try:
-        records = [record for path in reports for record in read_records(path)]
+        records = merged_records(reports)
     except (OSError, ValueError) as exc:
         print(f"granularity merge: {exc}", file=sys.stderr)
-        return 2
-    seen: dict[tuple[str, str, str, int], int] = {}
-    for record in records:
-        seen[record.run_key] = seen.get(record.run_key, 0) + 1
-    duplicated = sorted(key for key, count in seen.items() if count > 1)
-    if duplicated:
-        print(f"granularity merge: runs appear in more than one report: {duplicated[:5]}", file=sys.stderr)
         return 2
     summary, runs = write_report(output, records)
     print(f"merged {len(records)} runs from {len(reports)} reports into {summary} and {runs}")

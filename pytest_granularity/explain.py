@@ -11,8 +11,11 @@ from pathlib import Path
 
 from .failures import EXECUTOR_EXCEPTION, PRECONDITION_MISMATCH, VALIDATION_FAILURE
 from .features import Features
+from .macros import MacroRegistry
 from .policies import FailureEvent
-from .routing import Router, heuristic_mode, recovery_vector
+from .routing import Router, features_of, heuristic_mode, recovery_vector
+from .tasks import load_task
+from .workspace import Workspace
 
 EXAMPLE_FAILURES = {
     "early fault (nothing written)": FailureEvent(EXECUTOR_EXCEPTION, False, False, 0),
@@ -39,3 +42,15 @@ def explain_routing(features: Features, router: Router | None = None, router_pat
         decision, steps = router.recovery.walk(recovery_vector(event))
         lines.append(f"  {label}: {decision}  [{'; '.join(steps[:-1])}]")
     return "\n".join(lines)
+
+
+def explain_task(path: Path, router_path: Path) -> str:
+    """``granularity explain``: a task's features (from a scratch copy of its workspace) and the routers' paths.
+
+    Raises ``TaskError`` for a task that does not load and ``RouterError`` for a bad router file.
+    """
+    task = load_task(path)
+    router = Router.load(router_path)
+    with Workspace.for_task(task) as workspace:
+        features = features_of(task, workspace, MacroRegistry.load())
+    return f"task {task.id}\n{explain_routing(features, router, router_path)}"

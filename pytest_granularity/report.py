@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -269,6 +270,20 @@ def read_records(path: Path) -> list[RunResult]:
         raise ValueError(f"{path}: schema_version {summary.get('schema_version')!r} is not {SCHEMA_VERSION}")
     lines = path.with_suffix(".jsonl").read_text().splitlines()
     return [RunResult.from_dict(json.loads(line)) for line in lines if line.strip()]
+
+
+def merged_records(paths: Sequence[Path]) -> list[RunResult]:
+    """The runs of several reports (one per CI shard, say) as one list, for ``granularity merge``.
+
+    A run in two reports would count twice in every summary, so it is an error: ``ValueError``
+    naming up to five of them (as for a report that cannot be read).
+    """
+    records = [record for path in paths for record in read_records(path)]
+    counts = Counter(record.run_key for record in records)
+    duplicated = sorted(key for key, count in counts.items() if count > 1)
+    if duplicated:
+        raise ValueError(f"runs appear in more than one report: {duplicated[:5]}")
+    return records
 
 
 def update_markdown(path: Path, summaries: Sequence[Summary]) -> None:

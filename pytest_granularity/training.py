@@ -21,8 +21,12 @@ Same inputs, same bytes: training and evaluation are deterministic.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import platform
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +35,14 @@ from typing import Any
 
 from .failures import VALIDATION_FAILURE
 from .features import Features
+from .macros import MacroRegistry
 from .metrics import bootstrap_ci, oracle_tokens
 from .policies import MACRO, MICRO, FailureEvent
 from .result import RunResult
 from .router_check import ROUTER_FORMAT
-from .routing import DEGRADE, RECOVERY_FEATURES, STOP, Router, Tree, heuristic_mode, recovery_vector
+from .routing import DEGRADE, RECOVERY_FEATURES, STOP, Router, Tree, features_of, heuristic_mode, recovery_vector
+from .tasks import find_task_files, load_task
+from .workspace import Workspace
 
 MAX_DEPTH = 4
 FOLDS = 5
@@ -352,3 +359,82 @@ def read_runs(path: Path) -> list[RunResult]:
     from .report import read_records
 
     return read_records(path)
+
+
+def task_infos(root: Path) -> dict[str, TaskInfo]:
+    """Each task's family and pre-execution features under ``root``: what the trees split on and the folds group by."""
+    infos = {}
+    macros = MacroRegistry.load()
+    for path in find_task_files([root]):
+        task = load_task(path)
+        with Workspace.for_task(task) as workspace:
+            infos[task.id] = TaskInfo(task.family, features_of(task, workspace, macros))
+    return infos
+
+
+def fresh_runs(tasks: Path) -> list[RunResult]:
+    """Run the fixed policies on ``tasks`` with every fault, in a pytest subprocess: the runs labels come from."""
+    from .report import read_records
+
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "runs.json"
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(tasks),
+            "--granularity=micro,macro,hybrid",
+            "--granularity-faults=all",
+            f"--granularity-report={report}",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ]
+        if importlib.util.find_spec("xdist") is not None:
+            command += ["-n", "auto", "--dist", "loadfile"]
+        subprocess.run(command, check=False)
+        return read_records(report)
+
+
+def held_out_table(evaluation: dict[str, Any]) -> str:
+    """``evaluate``'s scores per held-out scheme, policy and fault as one table (``granularity train`` prints it)."""
+    from .report import render
+
+    rows = []
+    for scheme, result in evaluation.items():
+        for key, score in result["policies"].items():
+            name, fault = key.split("|")
+            agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
+            gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
+            transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
+            rows.append(
+                (
+                    scheme,
+                    name,
+                    fault,
+                    str(score["runs"]),
+                    f"{score['success_rate']:.3f}",
+                    "[{:.3f}, {:.3f}]".format(*score["success_ci"]),
+                    f"{score['mean_tokens']:.1f}",
+                    "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]),
+                    gap,
+                    transition,
+                    agreement,
+                )
+            )
+    return render(
+        (
+            "held out by",
+            "policy",
+            "fault",
+            "runs",
+            "success",
+            "95% CI",
+            "tokens",
+            "95% CI",
+            "oracle gap",
+            "transition",
+            "agreement",
+        ),
+        rows,
+    )
