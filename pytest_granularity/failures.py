@@ -1,4 +1,4 @@
-"""The five failure classes of a macro call (DESIGN §2), exactly one per failure.
+"""The five failure classes of a macro call (DESIGN §2), exactly one per failure, and the faults injected to cause them.
 
 - ``precondition_mismatch``: the macro does not fit the workspace (text not found, target
   exists, unsupported form); nothing was written.
@@ -17,6 +17,11 @@ PROTOCOL_FAILURE = "protocol_failure"
 EXECUTOR_EXCEPTION = "executor_exception"
 
 FAILURE_CLASSES = (PRECONDITION_MISMATCH, PARTIAL_SIDE_EFFECT, VALIDATION_FAILURE, PROTOCOL_FAILURE, EXECUTOR_EXCEPTION)
+
+NO_FAULT = "none"
+"""The fault of a run with nothing injected: the name every run record, summary and router key uses."""
+FAULTS = ("early", "late")
+"""The points a fault can be injected at: before a macro's first write, and after its work."""
 
 
 class InjectedFault(RuntimeError):

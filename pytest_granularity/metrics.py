@@ -27,11 +27,12 @@ from itertools import combinations
 from math import comb
 from statistics import fmean, median, stdev
 
+from .failures import FAULTS, NO_FAULT
 from .result import ERROR, MacroLogEntry, RunResult
 
 POLICY_ORDER = ("micro", "macro", "hybrid", "heuristic", "learned")
 FIXED = ("micro", "macro", "hybrid")
-FAULT_ORDER = ("none", "early", "late")
+FAULT_ORDER = (NO_FAULT, *FAULTS)
 ALL_FAMILIES = "all"
 RESAMPLES = 2000
 CONFIDENCE = 0.95
@@ -165,7 +166,7 @@ def by_task(runs: Iterable[RunResult]) -> dict[str, list[RunResult]]:
 def oracle_tokens(results: Iterable[RunResult]) -> dict[tuple[str, str], int]:
     """Per (task, fault): the fewest tokens of a successful run among the fixed policies."""
     runs = [r for r in results if r.policy in FIXED and r.success]
-    faults = {r.fault for r in results} | {"none"}
+    faults = {r.fault for r in results} | {NO_FAULT}
     best: dict[tuple[str, str], int] = {}
     for r in runs:
         for fault in faults if r.policy == "micro" else (r.fault,):
@@ -184,7 +185,7 @@ def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Sum
             groups[(r.policy, r.fault, r.family)].append(r)
     micro_tokens = {
         task: fmean(r.tokens for r in runs)
-        for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == "none").items()
+        for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == NO_FAULT).items()
     }
     oracle = oracle_tokens(ordered)
     return [_summarise(key, runs, micro_tokens, oracle) for key, runs in sorted(groups.items(), key=_order)]
@@ -223,7 +224,7 @@ def _summarise(
             success_rate, steps_successful, mean_tokens, fmean(same_tasks) if len(same_tasks) == len(runs) else None
         ),
         oracle_gap=_oracle_gap(runs, oracle),
-        failure_classes=dict(sorted(Counter(r.failure_class for r in macro_failed).items())),
+        failure_classes=dict(sorted(Counter(c for r in macro_failed if (c := r.failure_class)).items())),
         mean_cost=fmean(costs) if (costs := [r.cost for r in runs if r.cost is not None]) else None,
     )
 

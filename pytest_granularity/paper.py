@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .failures import NO_FAULT
+
 PAPER = {
     "micro|none": (1.000, 7217.75, None),
     "macro|none": (0.583, 3609.00, None),
@@ -48,7 +50,7 @@ TRANSITIONS = ("learned recovery|early", "learned recovery|late")
 def _label(key: str) -> str:
     name, fault = key.split("|")
     name = "full controller" if name == "learned recovery" else name
-    return name if fault == "none" else f"{name} ({fault} fault)"
+    return name if fault == NO_FAULT else f"{name} ({fault} fault)"
 
 
 def _ours(evaluation: dict[str, Any], key: str, field: str) -> float | None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .failures import NO_FAULT
 from .metrics import ALL_FAMILIES, FAULT_ORDER, POLICY_ORDER, EpochSummary, Summary
 
 if TYPE_CHECKING:
@@ -115,7 +116,8 @@ def text_chart(points: Sequence[Summary]) -> str:
         column = round(s.mean_tokens / most * TEXT_WIDTH)
         grid[row][column] = mark
         legend.append(
-            f"{mark}  {_label(s)}: success {s.success_rate:.3f} [{s.success_ci[0]:.3f}, {s.success_ci[1]:.3f}], {s.mean_tokens:.1f} tokens"
+            f"{mark}  {_label(s)}: success {s.success_rate:.3f} "
+            f"[{s.success_ci[0]:.3f}, {s.success_ci[1]:.3f}], {s.mean_tokens:.1f} tokens"
         )
     lines = [f"{1 - r / TEXT_HEIGHT:4.2f} |" + "".join(cells) for r, cells in enumerate(grid)]
     lines.append("     +" + "-" * (TEXT_WIDTH + 1))
@@ -124,4 +126,4 @@ def text_chart(points: Sequence[Summary]) -> str:
 
 
 def _label(s: Summary) -> str:
-    return s.policy if s.fault == "none" else f"{s.policy}-{s.fault}"
+    return s.policy if s.fault == NO_FAULT else f"{s.policy}-{s.fault}"

@@ -21,7 +21,7 @@ import pytest
 from . import github_output, hookspecs, interrupts
 from .extensions import macro_roots
 from .extensions import resolve as resolve_extensions
-from .failures import InjectedFault
+from .failures import FAULTS, NO_FAULT, InjectedFault
 from .gate import (
     DEFAULT_BASELINE,
     Baseline,
@@ -47,11 +47,10 @@ from .sandbox import MODES as SANDBOX_MODES
 from .sandbox import Sandbox, SandboxUnavailable
 from .sandbox import select as select_sandbox
 from .taskcheck import macro_call_problems
-from .tasks import FAULTS, TASK_FILE, Task, TaskError, find_task_files, load_task
+from .tasks import TASK_FILE, Task, TaskError, find_task_files, load_task
 
 pytest_plugins = ["pytest_granularity.model_plugin"]
 
-NO_FAULT = "none"
 FAULT_SETS = ("declared", "all")
 settings_key = pytest.StashKey[RunSettings]()
 policies_key = pytest.StashKey[tuple[Policy, ...]]()

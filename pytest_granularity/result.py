@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from .failures import NO_FAULT
+
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 RECORD_KEY = "granularity_run"
 """The name under which a run's record travels in a test report's ``user_properties``."""
@@ -136,7 +138,7 @@ class RunResult:
         return cls(**known)
 
     def summary(self) -> str:
-        fault = "" if self.fault == "none" else f" fault={self.fault}"
+        fault = "" if self.fault == NO_FAULT else f" fault={self.fault}"
         fault += f" epoch={self.epoch}" if self.epoch else ""
         failure = f" failure={self.failure_class}" if self.failure_class else ""
         return (

@@ -15,7 +15,6 @@ from .schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
 TASK_FILE = "task.yaml"
 FAMILIES = ("simple", "multi_file", "refactor", "recovery")
-FAULTS = ("early", "late")
 DEFAULT_VERIFIER_TIMEOUT = 60.0
 DEFAULT_MAX_STEPS = 40
 

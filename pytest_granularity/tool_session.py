@@ -26,6 +26,7 @@ from typing import Any
 from .audit import RUN_EVENT, AuditLog
 from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Limits, Run, RunEnded
 from .explain import explain_routing
+from .failures import NO_FAULT
 from .macros import Macro, MacroRegistry
 from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
@@ -41,7 +42,6 @@ from .transcript import ToolCall
 from .workspace import Workspace, overlay
 
 FAMILY = "mcp"
-NO_FAULT = "none"
 DEFAULT_MAX_STEPS = 100
 STOP_SESSION_CLOSED = "session_closed"
 ENDINGS = {

@@ -33,7 +33,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from .failures import VALIDATION_FAILURE
+from .failures import NO_FAULT, VALIDATION_FAILURE
 from .features import Features
 from .macros import MacroRegistry
 from .metrics import bootstrap_ci, oracle_tokens
@@ -63,7 +63,7 @@ def index_runs(runs: Iterable[RunResult]) -> dict[Key, RunResult]:
 def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str, str]:
     labels = {}
     for task in tasks:
-        micro, hybrid = runs.get((task, "micro", "none")), runs.get((task, "hybrid", "none"))
+        micro, hybrid = runs.get((task, "micro", NO_FAULT)), runs.get((task, "hybrid", NO_FAULT))
         if micro is None or hybrid is None:
             continue
         cheaper = hybrid.success and (not micro.success or hybrid.tokens < micro.tokens)
@@ -116,7 +116,7 @@ def fit_tree(
 
 def route_costs(runs: Mapping[Key, RunResult], task: str) -> dict[str, float]:
     """The tokens a route costs on a task; a failed run also costs a micro run to redo the job."""
-    micro, hybrid = runs[(task, "micro", "none")], runs[(task, "hybrid", "none")]
+    micro, hybrid = runs[(task, "micro", NO_FAULT)], runs[(task, "hybrid", NO_FAULT)]
     redo = float(micro.tokens)
     return {
         MICRO: micro.tokens + (0.0 if micro.success else redo),
@@ -174,7 +174,7 @@ def macro_fits(runs: Mapping[Key, RunResult], task: str) -> bool:
     """Whether the task's macro call succeeds: the ``macro`` policy's run without a fault made a
     successful macro call that the verifier accepted. The fault tables are over these tasks only
     (a fault on a macro that refuses or fails anyway measures nothing new)."""
-    run = runs.get((task, "macro", "none"))
+    run = runs.get((task, "macro", NO_FAULT))
     return run is not None and run.success and run.macro_calls > 0 and run.failure_class is None
 
 
@@ -183,7 +183,7 @@ def simulate(
 ) -> RunResult | None:
     """The run a routed policy makes, assembled from the fixed policies' deterministic runs."""
     if mode == MICRO:
-        return runs.get((task, "micro", "none"))
+        return runs.get((task, "micro", NO_FAULT))
     macro = runs.get((task, "macro", fault))
     if macro is None or not macro.failure_class:
         return macro
@@ -257,7 +257,7 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
     agreement: dict[str, list[float]] = {"heuristic": [], "learned": []}
     all_tasks = sorted(infos)
     labels = mode_labels(runs, all_tasks)
-    faults = sorted({k[2] for k in runs if k[2] != "none"})
+    faults = sorted({k[2] for k in runs if k[2] != NO_FAULT})
     for held_out in folds(infos, scheme):
         router = fit_router(runs, infos, [t for t in all_tasks if t not in held_out])
         for task in held_out:
@@ -274,7 +274,7 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
                 "learned": (learned_mode, router.recover),
             }
             for name, (mode, recover) in choices.items():
-                _add(routed, name, "none", simulate(runs, task, "none", mode, recover))
+                _add(routed, name, NO_FAULT, simulate(runs, task, NO_FAULT, mode, recover))
             for fault in faults:
                 if (task, "macro", fault) not in runs or not macro_fits(runs, task):
                     continue
@@ -288,7 +288,7 @@ def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], schem
     return {
         "scheme": scheme,
         "policies": {
-            key: _score(group, oracle, agreement.get(key.split("|")[0]) if key.endswith("|none") else None, key)
+            key: _score(group, oracle, agreement.get(key.split("|")[0]) if key.endswith(f"|{NO_FAULT}") else None, key)
             for key, group in sorted(routed.items())
         },
     }
