@@ -16,6 +16,8 @@ from .failures import NO_FAULT
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 RECORD_KEY = "granularity_run"
 """The name under which a run's record travels in a test report's ``user_properties``."""
+IDENTITY_KEY = "granularity_identity"
+"""The name under which a run's identity travels, from its setup on, in a test report's ``user_properties``."""
 UNVERIFIED = "unverified"
 """The outcome of a task served over MCP: no verifier judges it, so it never counts as a success."""
 LOCAL, PROVIDER = "local", "provider"
@@ -33,6 +35,33 @@ class MacroLogEntry:
     """None when the call succeeded."""
     seconds: float
     """Wall-clock latency, rounded to 0.1 ms: the one field that varies run to run."""
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """Which run a test item is, known before it runs.
+
+    Put in the item's ``user_properties`` at setup, so the setup report already carries it: a run
+    whose record never arrives (its xdist worker crashed, which yields a report with nothing but
+    the node id) is still known by the identity of that node's setup, without parsing node ids.
+    """
+
+    task: str
+    family: str
+    policy: str
+    fault: str
+    epoch: int = 0
+
+    def to_property(self) -> tuple[str, str]:
+        return IDENTITY_KEY, json.dumps(asdict(self), sort_keys=True)
+
+
+def identity_in(user_properties: Iterable[tuple[str, object]]) -> RunIdentity | None:
+    """The identity a test report carries (none for a test that is not a benchmark run)."""
+    for name, value in user_properties:
+        if name == IDENTITY_KEY:
+            return RunIdentity(**json.loads(str(value)))
+    return None
 
 
 @dataclass(frozen=True)
@@ -129,6 +158,10 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def to_property(self) -> tuple[str, str]:
+        """The record as a ``user_properties`` entry; :func:`records_in` reads it back."""
+        return RECORD_KEY, json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:

@@ -14,9 +14,8 @@ from pytest_granularity.metrics import (
     pass_hat_k,
     summarize,
 )
-from pytest_granularity.plugin import _split_epoch
 from pytest_granularity.report import render_report, write_report
-from pytest_granularity.result import RunResult
+from pytest_granularity.result import RunIdentity, RunResult, identity_in
 
 
 def run(task, epoch, success, tokens, policy="hybrid", fault="none"):
@@ -94,16 +93,14 @@ def test_epochs_in_the_table_and_the_json(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("label", "split"),
-    [
-        ("hybrid", ("hybrid", 0)),
-        ("hybrid-late", ("hybrid-late", 0)),
-        ("hybrid-e3", ("hybrid", 3)),
-        ("macro-early-e12", ("macro-early", 12)),
-    ],
+    ("policy", "fault", "epoch"),
+    [("hybrid", "none", 0), ("hybrid", "late", 0), ("hybrid", "none", 3), ("macro", "early", 12)],
 )
-def test_epoch_suffix_of_an_item_label(label, split):
-    assert _split_epoch(label) == split
+def test_a_runs_identity_travels_with_its_epoch(policy, fault, epoch):
+    """What a lost run is rebuilt from (no item label is parsed), among other user properties."""
+    identity = RunIdentity("a", "simple", policy, fault, epoch)
+    assert identity_in([("other", "x"), identity.to_property()]) == identity
+    assert identity_in([("other", "x")]) is None
 
 
 def test_plot_has_a_panel_per_fault_and_a_legend_per_policy(tmp_path):
