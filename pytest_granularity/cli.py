@@ -219,7 +219,8 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         root = stack.enter_context(served_root(source, args.copy))
         if root == audit_path or root in audit_path.parents:
             print(
-                f"granularity serve-mcp: --audit {audit_path} is inside the served workspace; its lines would count as changes",
+                f"granularity serve-mcp: --audit {audit_path} is inside the served workspace;"
+                " its lines would count as changes",
                 file=sys.stderr,
             )
             return 2

@@ -61,7 +61,8 @@ def recovery_vector(event: FailureEvent) -> tuple[float, ...]:
 
 
 def _float32(value: float) -> float:
-    return struct.unpack("f", struct.pack("f", value))[0]
+    (single,) = struct.unpack("f", struct.pack("f", value))
+    return float(single)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ def test_the_worked_plugin_is_lint_and_type_clean(tmp_path):
     if ruff:
         subprocess.run([ruff, "check", "--config", str(REPO / "pyproject.toml"), str(plugin)], check=True)
     subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", str(plugin)],
+        # The package's own errors are .ci/run's mypy step; here only the page's code is judged.
+        [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", "--follow-imports=silent", str(plugin)],
         check=True,
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(REPO)},

@@ -42,11 +42,13 @@ class Macro:
 
     @property
     def name(self) -> str:
-        return self.contract["name"]
+        name: str = self.contract["name"]
+        return name
 
     @property
     def parameters(self) -> dict[str, Any]:
-        return self.contract["parameters"]
+        parameters: dict[str, Any] = self.contract["parameters"]
+        return parameters
 
     @property
     def failure_classes(self) -> tuple[str, ...]:
@@ -168,7 +170,7 @@ def resolve_callable(folder: Path, path: Path, field_name: str, ref: str) -> Cal
         raise DefinitionError(path, field_name, f"'{ref}': no file {module_name}.py in {folder}")
     digest = hashlib.sha1(str(source).encode()).hexdigest()[:12]
     module = import_runtime(source, f"{MODULE_PREFIX}{digest}_{module_name}")
-    function = getattr(module, function_name, None)
+    function: Callable[..., Any] | None = getattr(module, function_name, None)
     if not callable(function):
         raise DefinitionError(path, field_name, f"'{ref}': {module_name}.py has no function '{function_name}'")
     return function

@@ -93,7 +93,7 @@ class MacroOutcome:
     macro: str
     failure_class: str | None
     reason: str
-    changes: Changes = Changes()
+    changes: Changes = field(default_factory=Changes)
     validation_problems: tuple[str, ...] = ()
     violations: tuple[str, ...] = field(default=())
     injected: bool = False
@@ -232,7 +232,8 @@ def _call_in_fork(function: Callable[[MacroContext], Any], ctx: MacroContext, se
     try:
         if not reader.poll(seconds):
             return None
-        return reader.recv()
+        message: Message = reader.recv()
+        return message
     except EOFError:
         return "error", f"the macro's process died (exit code {process.exitcode})"
     finally:

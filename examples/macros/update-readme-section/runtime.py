@@ -68,7 +68,10 @@ def run(ctx: MacroContext) -> str:
     path.write_text(
         "".join(lines[: start + 1] + ["\n"] + body + (blank_after if body else []) + lines[end:]), encoding="utf-8"
     )
-    return f"replaced the body of the section {ctx.args['heading']!r} in {README} ({end - start - 1} lines -> {len(body)} lines)"
+    return (
+        f"replaced the body of the section {ctx.args['heading']!r} in {README}"
+        f" ({end - start - 1} lines -> {len(body)} lines)"
+    )
 
 
 def validate(ctx: MacroContext) -> list[str]:
