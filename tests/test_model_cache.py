@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
+import os
 import shutil
+import tempfile
 
 import pytest
 from model_stub import Script, calls, factory, settings
 
-from pytest_granularity.agents.model_cache import request_key
+from pytest_granularity.agents.model_cache import _locked, request_key
 from pytest_granularity.agents.stub_server import ChatServer
 from pytest_granularity.policies import FIXED_POLICIES
 from pytest_granularity.runner import run_task
@@ -84,3 +87,22 @@ def test_recordings_of_different_shards_merge_without_conflicts(fix_add, tmp_pat
             run_task(task, MICRO, "none", settings(factory(None, cache=merged, mode="replay"))).to_dict()
             == recorded.to_dict()
         )
+
+
+def test_recording_writes_nothing_outside_the_cache_folder(fix_add, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "tmp"
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    record(fix_add, tmp_path / "cassette")
+    assert list(elsewhere.iterdir()) == [] and len(list((tmp_path / "cassette").iterdir())) == 3
+
+
+def test_the_lock_on_a_cache_folder_excludes_every_other_holder(tmp_path):
+    folder = tmp_path / "cassette"
+    with _locked(folder):
+        other = os.open(folder, os.O_RDONLY)
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(other)
+    assert list(folder.iterdir()) == []

@@ -103,11 +103,12 @@ def _write_atomically(path: Path, text: str) -> None:
 
 @contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    """An exclusive lock for ``folder``, kept outside it (the folder is meant to be committed)."""
-    digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
-    with open(Path(tempfile.gettempdir()) / f"granularity-cache-{digest}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    """An exclusive lock on ``folder`` itself, so no lock file lands in it (it is meant to be
+    committed) or anywhere else; closing the descriptor releases it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
