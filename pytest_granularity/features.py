@@ -32,6 +32,7 @@ Two more say whether a macro is likely to apply; they also read the macro regist
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import astuple, dataclass, fields, replace
@@ -158,26 +159,30 @@ def _dependents(targets: list[str], files: Mapping[str, bytes]) -> int:
     modules = {dotted_name(t) for t in targets}
     if not modules:
         return 0
-    count = 0
-    for path, data in files.items():
-        if not path.endswith(".py") or path in targets:
-            continue
-        tree = _parse(data)
-        if tree is not None and _imports_any(tree, path, modules):
-            count += 1
-    return count
+    return sum(
+        bool(_imported_names(path, data) & modules)
+        for path, data in files.items()
+        if path.endswith(".py") and path not in targets
+    )
 
 
-def _imports_any(tree: ast.Module, path: str, modules: set[str]) -> bool:
+@functools.lru_cache(maxsize=8192)
+def _imported_names(path: str, data: bytes) -> frozenset[str]:
+    """Every module a file imports, and each ``from`` import's names under their module.
+
+    Cached by path and content: every run of a fixture's tasks routes on the same files, and
+    parsing them all is most of what routing costs.
+    """
+    tree = _parse(data)
+    if tree is None:
+        return frozenset()
     package = package_of(path)
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
+            names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = absolute_module(package, node.module, node.level) or ""
-            names = [base] + [f"{base}.{a.name}" for a in node.names]
-        else:
-            continue
-        if any(n in modules for n in names):
-            return True
-    return False
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)
+    return frozenset(names)
