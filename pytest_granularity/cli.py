@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .sandbox import MODES as SANDBOX_MODES
 from .tasks import find_task_files
 
 if TYPE_CHECKING:
@@ -92,6 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument(
         "--max-steps", type=int, default=100, metavar="N", help="calls per task before it is stopped (default: 100)"
+    )
+    serve.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default="auto",
+        help="where run_tests and the macros' work run: bwrap, none, or auto (bwrap when it works here; default)",
     )
     train = commands.add_parser(
         "train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)"
@@ -200,6 +207,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from .audit import AuditLog
     from .macros import MacroRegistry
     from .routing import Router, policy_named
+    from .sandbox import SandboxUnavailable, select
     from .schemas import DefinitionError
     from .tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
 
@@ -210,6 +218,10 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         macros = MacroRegistry.load(args.macros)
         policy = policy_named(args.policy, args.router, macros)
         router = Router.load(args.router) if args.policy == "learned" else None
+        sandbox = select(args.sandbox, "--sandbox")
+    except SandboxUnavailable as exc:
+        print(f"granularity serve-mcp: --sandbox=bwrap: {exc} (or choose auto or none)", file=sys.stderr)
+        return 2
     except (ValueError, DefinitionError) as exc:
         print(f"granularity serve-mcp: {exc}", file=sys.stderr)
         return 2
@@ -233,12 +245,13 @@ def _serve_mcp(args: argparse.Namespace) -> int:
                 "source": str(source),
                 "in_place": not args.copy,
                 "policy": policy.name,
+                "sandbox": sandbox.mode,
             },
         )
         print(f"granularity serve-mcp: serving {where}, policy {policy.name}, audit log {audit_path}", file=sys.stderr)
-        session = ToolSession(
-            root, ServeSettings(policy, macros, router, args.router, args.max_steps), audit, session_id
-        )
+        print(f"granularity serve-mcp: {sandbox.describe()}", file=sys.stderr)
+        settings = ServeSettings(policy, macros, router, args.router, args.max_steps, sandbox=sandbox)
+        session = ToolSession(root, settings, audit, session_id)
         stack.callback(session.close)
         serve_stdio(session, on_stop=stack.close)
     return 0

@@ -37,7 +37,7 @@ no capabilities (as root, bwrap would otherwise keep them, and with them a way t
 
 
 class SandboxUnavailable(Exception):
-    """``--granularity-sandbox=bwrap`` was asked for and bubblewrap cannot run here; the message says why."""
+    """``bwrap`` was asked for and bubblewrap cannot run here; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -87,23 +87,23 @@ class Sandbox:
                 "sandbox: bwrap (read-only root, writable workspace and scratch, private /tmp, no network, "
                 "own PID namespace)"
             )
-        return f"sandbox: none: runs are NOT sandboxed ({self.note or '--granularity-sandbox=none'})"
+        return f"sandbox: none: runs are NOT sandboxed ({self.note or 'no sandbox was asked for'})"
 
 
 NO_SANDBOX = Sandbox("none")
 BWRAP = Sandbox("bwrap")
 
 
-def select(mode: str) -> Sandbox:
-    """The sandbox for ``--granularity-sandbox=mode``; ``bwrap`` raises SandboxUnavailable when it cannot run."""
+def select(mode: str, option: str = "--granularity-sandbox") -> Sandbox:
+    """The sandbox for ``option=mode``; ``bwrap`` raises SandboxUnavailable when it cannot run."""
     if mode == "none":
-        return NO_SANDBOX
+        return Sandbox("none", f"{option}=none")
     problem = probe()
     if problem is None:
         return BWRAP
     if mode == "bwrap":
         raise SandboxUnavailable(problem)
-    return Sandbox("none", f"--granularity-sandbox=auto: {problem}")
+    return Sandbox("none", f"{option}=auto: {problem}")
 
 
 @lru_cache(maxsize=1)

@@ -35,6 +35,7 @@ from .policies import FIXED_POLICIES, Policy
 from .result import UNVERIFIED
 from .routing import Router, features_of
 from .runner import run_record
+from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import first_error
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS, ToolContext
@@ -80,6 +81,8 @@ class ServeSettings:
     retrieval_k: int = DEFAULT_TOP_K
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     fault: FaultPoint = no_faults
+    sandbox: Sandbox = NO_SANDBOX
+    """Where ``run_tests`` and the macros' work run (``--sandbox``): the agent's code, as in a benchmark run."""
 
 
 class ToolSession:
@@ -151,7 +154,7 @@ class ToolSession:
         self._tasks += 1
         settings = self.settings
         task = served_task(f"{self.session_id}-{self._tasks}", arguments["prompt"], self.root, settings.max_steps)
-        ctx = ToolContext(Workspace(self.root), (), settings.test_timeout)
+        ctx = ToolContext(Workspace(self.root), (), settings.test_timeout, settings.sandbox)
         run = Run.start(
             task,
             settings.policy,

@@ -1,12 +1,37 @@
 from __future__ import annotations
 
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+from pytest_granularity.sandbox import probe
+
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
+SANDBOX_PROBLEM = probe()
+needs_bwrap = pytest.mark.skipif(
+    SANDBOX_PROBLEM is not None, reason=f"bubblewrap cannot sandbox here: {SANDBOX_PROBLEM}"
+)
+
+
+@pytest.fixture
+def listener():
+    """A server on the host's loopback: code that reaches it has the host's network."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.setblocking(False)
+    yield server
+    server.close()
+
+
+def connected(listener: socket.socket) -> bool:
+    """Whether anything connected to ``listener`` (it never blocks)."""
+    try:
+        listener.accept()[0].close()
+        return True
+    except BlockingIOError:
+        return False
 
 
 @pytest.fixture

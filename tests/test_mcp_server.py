@@ -14,8 +14,9 @@ import pytest
 mcp = pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
-from conftest import REPO  # noqa: E402
+from conftest import REPO, connected, needs_bwrap  # noqa: E402
 
+from pytest_granularity import sandbox as sandbox_module  # noqa: E402
 from pytest_granularity.audit import AuditLog, audit_records  # noqa: E402
 from pytest_granularity.cli import main  # noqa: E402
 from pytest_granularity.explain import explain_routing  # noqa: E402
@@ -26,6 +27,7 @@ from pytest_granularity.mcp_export import macro_tool  # noqa: E402
 from pytest_granularity.mcp_server import build_server  # noqa: E402
 from pytest_granularity.policies import FIXED_POLICIES  # noqa: E402
 from pytest_granularity.routing import heuristic_policy  # noqa: E402
+from pytest_granularity.sandbox import BWRAP  # noqa: E402
 from pytest_granularity.tool_session import ServeSettings, ToolSession, served_root  # noqa: E402
 from pytest_granularity.tools import MICRO_TOOLS  # noqa: E402
 from pytest_granularity.workspace import Workspace, read_tree  # noqa: E402
@@ -47,8 +49,8 @@ def repo(fix_add, tmp_path) -> Path:
     return Workspace.for_task(fix_add, parent=tmp_path).root
 
 
-def session(repo: Path, tmp_path: Path, policy=None, fault=None) -> ToolSession:
-    settings = ServeSettings(policy or heuristic_policy(), MACROS, **({"fault": fault} if fault else {}))
+def session(repo: Path, tmp_path: Path, policy=None, fault=None, **options) -> ToolSession:
+    settings = ServeSettings(policy or heuristic_policy(), MACROS, **({"fault": fault} if fault else {}), **options)
     return ToolSession(repo, settings, AuditLog(tmp_path / "audit.jsonl", {"session": "mcp-test"}), "mcp-test")
 
 
@@ -230,6 +232,36 @@ def test_a_copy_is_served_and_removed(repo):
 def test_serve_mcp_refuses_bad_options_with_a_clear_message(repo, capsys, args, message):
     assert main(["serve-mcp", str(repo), *(a.format(repo=repo) for a in args)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_serve_mcp_with_sandbox_bwrap_where_it_cannot_run_is_a_clear_usage_error(repo, capsys, monkeypatch):
+    monkeypatch.setattr(
+        sandbox_module, "probe", lambda: "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
+    )
+    assert main(["serve-mcp", str(repo), "--sandbox", "bwrap"]) == 2
+    assert capsys.readouterr().err == (
+        "granularity serve-mcp: --sandbox=bwrap: bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
+        " (or choose auto or none)\n"
+    )
+
+
+@needs_bwrap
+def test_the_agents_tests_run_sandboxed_when_served(repo, tmp_path, fix_add, listener):
+    """The code an outside agent writes and runs over MCP is as contained as in a benchmark run."""
+    served = session(repo, tmp_path, FIXED_POLICIES["micro"], sandbox=BWRAP)
+    port = listener.getsockname()[1]
+    reach_out = (
+        f"import socket\n\ndef test_reach_out():\n    socket.create_connection(('127.0.0.1', {port}), timeout=5)\n"
+    )
+
+    async def drive():
+        async with mcp.Client(build_server(served)) as client:
+            await call(client, "start_task", {"prompt": fix_add.prompt})
+            await call(client, "create_file", {"path": "test_reach_out.py", "content": reach_out})
+            return await call(client, "run_tests", {"paths": ["test_reach_out.py"]})
+
+    _, text = anyio.run(drive)
+    assert "ConnectionRefusedError" in text and "1 failed" in text and not connected(listener)
 
 
 def test_a_real_stdio_session_routes_fails_degrades_finishes_and_reads_back(repo, tmp_path, fix_add, capsys):

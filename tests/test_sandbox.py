@@ -10,18 +10,15 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, connected, needs_bwrap
 
 from pytest_granularity import sandbox as sandbox_module
 from pytest_granularity.contract_checks import _outlived
 from pytest_granularity.macros import MacroContext, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
 from pytest_granularity.pytest_process import run_pytest
-from pytest_granularity.sandbox import BWRAP, NO_SANDBOX, probe
+from pytest_granularity.sandbox import BWRAP, NO_SANDBOX
 from pytest_granularity.workspace import Workspace
-
-PROBLEM = probe()
-needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"bubblewrap cannot sandbox here: {PROBLEM}")
 
 HOSTILE_TEST = """
 import os, socket, subprocess, sys
@@ -42,15 +39,6 @@ def test_hostile():
 """
 
 
-@pytest.fixture
-def listener():
-    """A server on the host's loopback: code that reaches it has the host's network."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.setblocking(False)
-    yield server
-    server.close()
-
-
 def hostile_run(tmp_path: Path, listener: socket.socket, sandbox, writes: bool) -> tuple[str, str]:
     token = f"granularity-hostile-{uuid.uuid4().hex}"
     secret = tmp_path / "secret.txt"
@@ -62,14 +50,6 @@ def hostile_run(tmp_path: Path, listener: socket.socket, sandbox, writes: bool) 
     run = run_pytest(ws, ["-s", "test_hostile.py"], 60, sandbox=sandbox)
     assert run.passed, run.output
     return run.output, token
-
-
-def connected(listener: socket.socket) -> bool:
-    try:
-        listener.accept()[0].close()
-        return True
-    except BlockingIOError:
-        return False
 
 
 @needs_bwrap
