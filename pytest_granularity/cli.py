@@ -219,10 +219,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         policy = policy_named(args.policy, args.router, macros)
         router = Router.load(args.router) if args.policy == "learned" else None
         sandbox = select(args.sandbox, "--sandbox")
-    except SandboxUnavailable as exc:
-        print(f"granularity serve-mcp: --sandbox=bwrap: {exc} (or choose auto or none)", file=sys.stderr)
-        return 2
-    except (ValueError, DefinitionError) as exc:
+    except (ValueError, DefinitionError, SandboxUnavailable) as exc:
         print(f"granularity serve-mcp: {exc}", file=sys.stderr)
         return 2
     session_id = new_session_id()

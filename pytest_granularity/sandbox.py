@@ -37,7 +37,8 @@ no capabilities (as root, bwrap would otherwise keep them, and with them a way t
 
 
 class SandboxUnavailable(Exception):
-    """``bwrap`` was asked for and bubblewrap cannot run here; the message says why."""
+    """``bwrap`` was asked for and bubblewrap cannot run here; the message names the option, says why and
+    what else to choose."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def select(mode: str, option: str = "--granularity-sandbox") -> Sandbox:
     if problem is None:
         return BWRAP
     if mode == "bwrap":
-        raise SandboxUnavailable(problem)
+        raise SandboxUnavailable(f"{option}=bwrap: {problem} (or choose auto or none)")
     return Sandbox("none", f"{option}=auto: {problem}")
 
 

@@ -108,7 +108,7 @@ def sandbox_of(config: pytest.Config) -> Sandbox:
     try:
         return select_sandbox(mode)
     except SandboxUnavailable as exc:
-        raise pytest.UsageError(f"--granularity-sandbox=bwrap: {exc} (or choose auto or none)") from None
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _outputs(config: pytest.Config) -> Outputs:
