@@ -53,6 +53,20 @@ CORPUS = (
     Package("termcolor", "3.3.0", "src layout, __all__, absolute imports", ("-o", "pythonpath=src")),
     Package("toolz", "1.2.0", "star re-exports, __all__, a curried sub-package, tests inside the package"),
     Package("webencodings", "0.6.1", "relative imports, tests outside"),
+    # Added for issue 29 before move_module was changed for it, so nothing here was tuned on them.
+    Package(
+        "click",
+        "8.5.1",
+        "src layout, relative imports, Markdown docs with MyST directives, tests outside",
+        # 30,000 generated stream cases and 1,000 generated pager cases: minutes per rerun
+        (
+            "-o",
+            "pythonpath=src",
+            "--ignore=tests/test_stream_lifecycle.py",
+            "--ignore=tests/test_utils/test_echo_via_pager.py",
+        ),
+    ),
+    Package("more-itertools", "11.2.1", "two big modules re-exported by star imports, MANIFEST.in, tests outside"),
 )
 
 
