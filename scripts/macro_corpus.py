@@ -20,22 +20,25 @@ import argparse
 import json
 import re
 import shutil
+import statistics
 import sys
 import tempfile
+import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from corpus_calls import Call, derive
 from corpus_packages import COMMON_ARGS, CORPUS, Package, fetch
 
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
-from pytest_granularity.pytest_process import run_pytest
+from pytest_granularity.pytest_process import PytestRun, run_pytest
 from pytest_granularity.workspace import Workspace
 
 TEST_TIMEOUT = 300.0
 MACROS = ("move_module", "replace_and_verify", "summarize_module")
+TOOLS = ("macro", "rope")
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,25 @@ class Result:
     kind: str
     verdict: str
     detail: str
+    tool: str = "macro"
+    seconds: float = 0.0
+    """The tool's own work: for the macro its call less the test runs of its validation."""
+    diff: str = ""
+    """What a defect left in the copy."""
+
+
+@dataclass(frozen=True)
+class TimedContext(MacroContext):
+    """A macro context that keeps how long its test runs took, so a call's time is the macro's own."""
+
+    test_seconds: list[float] = field(default_factory=list)
+
+    def run_tests(self, paths: list[str] | None = None) -> PytestRun:
+        started = time.monotonic()
+        try:
+            return super().run_tests(paths)
+        finally:
+            self.test_seconds.append(time.monotonic() - started)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,17 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--others", type=int, default=5, help="modules per package for the other two macros")
     parser.add_argument("--package", action="append", help="only these packages (repeatable)")
     parser.add_argument("--json", type=Path, help="write every call's result here")
+    parser.add_argument("--no-rope", action="store_true", help="skip running rope on the move_module calls")
     options = parser.parse_args(argv)
     packages = [p for p in CORPUS if not options.package or p.name in options.package]
     trees = {p.name: fetch(p, options.cache) for p in packages}
     with ProcessPoolExecutor(max_workers=options.jobs) as pool:
         suites = dict(zip(trees, pool.map(suite_args, packages, trees.values())))
         calls = [c for p in packages for c in derive(p.name, trees[p.name], options.moves, options.others)]
-        results = list(pool.map(run_call, calls, [trees[c.package] for c in calls], [suites[c.package] for c in calls]))
+        jobs = [(c, "macro") for c in calls]
+        jobs += [] if options.no_rope else [(c, "rope") for c in calls if c.macro == "move_module"]
+        results = list(pool.map(run_call, *zip(*[(c, tool, trees[c.package], suites[c.package]) for c, tool in jobs])))
     if options.json:
         options.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
     print(report(packages, suites, results))
-    return 1 if any(r.verdict == "defect" for r in results) else 0
+    return 1 if any(r.verdict == "defect" and r.tool == "macro" for r in results) else 0
 
 
 def suite_args(package: Package, tree: Path) -> tuple[str, ...]:
@@ -80,25 +105,50 @@ def suite_args(package: Package, tree: Path) -> tuple[str, ...]:
     return args
 
 
-def run_call(call: Call, tree: Path, tests: tuple[str, ...]) -> Result:
-    registry = MacroRegistry.load()
+def run_call(call: Call, tool: str, tree: Path, tests: tuple[str, ...]) -> Result:
+    """One call by one tool in its own throw-away copy, judged by the package's own suite."""
     with tempfile.TemporaryDirectory(prefix="granularity-corpus-") as scratch:
         root = Path(scratch) / "ws"
         shutil.copytree(tree, root, symlinks=True)
         workspace = Workspace(root)
-        macro = registry.get(call.macro)
-        assert macro is not None
-        outcome = invoke(macro, MacroContext(workspace, dict(call.args), tests, TEST_TIMEOUT))
-        changed = bool(workspace.changes())
-        if outcome.ok:
-            suite = run_pytest(root, list(tests), TEST_TIMEOUT)
-            verdict = "correct" if suite.passed else "defect"
-            detail = outcome.reason if suite.passed else "reported success, suite fails:\n" + suite.tail(12)
-        elif outcome.failure_class == "precondition_mismatch" and not changed:
-            verdict, detail = "refused", outcome.reason
+        if tool == "rope":
+            verdict, detail, seconds = _by_rope(call, workspace, tests)
         else:
-            verdict, detail = "defect", f"{outcome.failure_class} (changed files: {changed}): {outcome.reason}"
-    return Result(call.label, call.package, call.macro, call.kind, verdict, detail)
+            verdict, detail, seconds = _by_macro(call, workspace, tests)
+        diff = workspace.diff() if verdict == "defect" else ""
+    return Result(call.label, call.package, call.macro, call.kind, verdict, detail, tool, seconds, diff)
+
+
+def _by_macro(call: Call, workspace: Workspace, tests: tuple[str, ...]) -> tuple[str, str, float]:
+    macro = MacroRegistry.load().get(call.macro)
+    assert macro is not None
+    ctx = TimedContext(workspace, dict(call.args), tests, TEST_TIMEOUT)
+    outcome = invoke(macro, ctx)
+    seconds = outcome.seconds - sum(ctx.test_seconds)
+    if outcome.ok:
+        return (*_judged(workspace.root, tests, outcome.reason), seconds)
+    if outcome.failure_class == "precondition_mismatch" and not workspace.changes():
+        return "refused", outcome.reason, seconds
+    return "defect", f"{outcome.failure_class} (changed files: {bool(workspace.changes())}): {outcome.reason}", seconds
+
+
+def _by_rope(call: Call, workspace: Workspace, tests: tuple[str, ...]) -> tuple[str, str, float]:
+    from rope_moves import rope_move
+
+    started = time.monotonic()
+    refusal = rope_move(workspace.root, call.args["source"], call.args["destination"])
+    seconds = time.monotonic() - started
+    if refusal is None:
+        return (*_judged(workspace.root, tests, "rope moved it"), seconds)
+    if not workspace.changes():
+        return "refused", refusal, seconds
+    return "defect", f"{refusal} (changed files: True)", seconds
+
+
+def _judged(root: Path, tests: tuple[str, ...], reason: str) -> tuple[str, str]:
+    """A reported success is correct only when the package's own suite passes afterwards."""
+    suite = run_pytest(root, list(tests), TEST_TIMEOUT)
+    return ("correct", reason) if suite.passed else ("defect", "reported success, suite fails:\n" + suite.tail(12))
 
 
 REASONS = (
@@ -126,8 +176,9 @@ def reason_label(reason: str) -> list[str]:
     return sorted(labels) or [reason]
 
 
-def report(packages: list[Package], suites: dict[str, tuple[str, ...]], results: list[Result]) -> str:
-    """Markdown: the packages, then calls and verdicts per package and macro, then refusal reasons."""
+def report(packages: list[Package], suites: dict[str, tuple[str, ...]], everything: list[Result]) -> str:
+    """Markdown: packages, verdicts per package and macro, refusal reasons, then rope beside move_module."""
+    results = [r for r in everything if r.tool == "macro"]
     rows = ["| package | style | untouched tests deselected |", "| --- | --- | ---: |"]
     rows += [
         f"| {p.name} {p.version} | {p.style} | {sum(a.startswith('--deselect') for a in suites[p.name])} |"
@@ -168,7 +219,50 @@ def report(packages: list[Package], suites: dict[str, tuple[str, ...]], results:
     lines += ["", f"move_module correct rate: {moves['correct']}/{sum(moves.values())}"]
     defects = [r for r in results if r.verdict == "defect"]
     lines += ["", f"defects: {len(defects)}"] + [f"- {r.call}: {r.detail}" for r in defects]
+    if any(r.tool == "rope" for r in everything):
+        lines += ["", side_by_side(packages, everything), "", peer_differences(everything)]
     return "\n".join(lines)
+
+
+def side_by_side(packages: list[Package], results: list[Result]) -> str:
+    """Per package, each tool's verdicts on the same move_module calls and its median seconds per call."""
+    rows = [
+        "| package | moves | right (macro / rope) | refused (macro / rope) | defects (macro / rope) "
+        "| s per call, median (macro / rope) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    moves = [r for r in results if r.macro == "move_module"]
+    for name in [p.name for p in packages] + ["**all**"]:
+        mine = [r for r in moves if name in (r.package, "**all**")]
+        by_tool = {t: [r for r in mine if r.tool == t] for t in TOOLS}
+        cells = [" / ".join(str(sum(r.verdict == v for r in by_tool[t])) for t in TOOLS) for v in VERDICTS]
+        times = " / ".join(f"{statistics.median(r.seconds for r in by_tool[t]):.2f}" for t in TOOLS)
+        rows.append(f"| {name} | {len(by_tool['macro'])} | {' | '.join(cells)} | {times} |")
+    return "\n".join(rows)
+
+
+VERDICTS = ("correct", "refused", "defect")
+
+
+def peer_differences(results: list[Result]) -> str:
+    """The calls where the two tools' verdicts differ, with the refusal's reason or the defect's diff."""
+    pairs: dict[str, dict[str, Result]] = defaultdict(dict)
+    for r in results:
+        if r.macro == "move_module":
+            pairs[r.call][r.tool] = r
+    lines = []
+    for call, pair in sorted(pairs.items()):
+        if len(pair) == 2 and pair["macro"].verdict != pair["rope"].verdict:
+            lines.append(f"- {call}: macro {pair['macro'].verdict}, rope {pair['rope'].verdict}")
+            lines += [f"  - {t}: {pair[t].detail.splitlines()[0][:300]}" for t in TOOLS if pair[t].verdict != "correct"]
+            lines += [_fenced(pair[t].diff) for t in TOOLS if pair[t].diff]
+    return "\n".join(lines or ["(the two tools agree on every move)"])
+
+
+def _fenced(diff: str, limit: int = 60) -> str:
+    shown = diff.splitlines()
+    more = [f"... ({len(shown) - limit} more lines)"] if len(shown) > limit else []
+    return "\n".join(["```diff", *shown[:limit], *more, "```"])
 
 
 if __name__ == "__main__":

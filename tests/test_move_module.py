@@ -126,7 +126,11 @@ def test_a_passing_suite_validates(tmp_path):
     ("code", "extra", "words"),
     [
         ("", {"README.md": "See pkg.a for helpers.\n"}, "README.md (not Python) refers to pkg.a"),
-        ("", {"config.json": '{"module": "pkg/a.py"}'}, "config.json (not Python) refers to pkg.a"),
+        (
+            "",
+            {"config.json": '{"module": "pkg/a.py"}'},
+            "config.json:1 names pkg.a in a file move_module does not rewrite",
+        ),
         (
             "import pkg\npkg = None\nx = pkg.a.helper()\n",
             {},
@@ -243,3 +247,95 @@ def test_refuses_a_use_through_an_alias_of_the_package_it_leaves(tmp_path):
         in outcome.reason
     )
     assert not ws.changes()
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "expected"),
+    [
+        ("README.md", "```python\nfrom pkg.a import helper\n```\n", "```python\nfrom pkg.sub.a2 import helper\n```\n"),
+        (
+            "README.rst",
+            "Use it::\n\n    >>> import pkg.a\n\nDone.\n",
+            "Use it::\n\n    >>> import pkg.sub.a2\n\nDone.\n",
+        ),
+        (
+            "docs/api.rst",
+            ".. automodule:: pkg.a\n   :members:\n\nSee :func:`~pkg.a.helper`, not pkg.ab.\n",
+            ".. automodule:: pkg.sub.a2\n   :members:\n\nSee :func:`~pkg.sub.a2.helper`, not pkg.ab.\n",
+        ),
+        (
+            "docs/api.md",
+            "```{eval-rst}\n.. autofunction:: pkg.a.helper\n```\n\n{func}`pkg.a.helper` helps.\n",
+            "```{eval-rst}\n.. autofunction:: pkg.sub.a2.helper\n```\n\n{func}`pkg.sub.a2.helper` helps.\n",
+        ),
+        (
+            "README.md",
+            "[helper]: https://example.org/a.html#pkg.a.helper\n",
+            "[helper]: https://example.org/a.html#pkg.sub.a2.helper\n",
+        ),
+        ("MANIFEST.in", "include pkg/a.py\ninclude pkg/ab.py\n", "include pkg/sub/a2.py\ninclude pkg/ab.py\n"),
+        (
+            "pyproject.toml",
+            '[project.scripts]\ntool = "pkg.a:helper"\n',
+            '[project.scripts]\ntool = "pkg.sub.a2:helper"\n',
+        ),
+        (
+            "setup.py",
+            "from setuptools import setup\nsetup(entry_points={'console_scripts': ['tool = pkg.a:helper']})\n",
+            "from setuptools import setup\nsetup(entry_points={'console_scripts': ['tool = pkg.sub.a2:helper']})\n",
+        ),
+    ],
+    ids=[
+        "markdown-code",
+        "rst-doctest",
+        "sphinx-directive-and-role",
+        "myst-directive-and-role",
+        "link-anchor",
+        "manifest",
+        "entry-point",
+        "setup-py-entry-point",
+    ],
+)
+def test_rewrites_structured_references_outside_code_as_whole_names(tmp_path, rel, text, expected):
+    outcome, ws = moved(tmp_path, "", **{rel: text})
+    assert outcome.ok, outcome.reason
+    assert (ws.root / rel).read_text() == expected
+    if not rel.endswith(".py"):
+        assert f"non-Python reference(s): {rel}:" in outcome.reason
+    assert not outcome.violations
+
+
+def test_an_explicit_package_list_gets_the_packages_the_move_creates(tmp_path):
+    toml = '[tool.setuptools]\npackages = [\n  "pkg",\n  "pkg.sub",\n]\n'
+    outcome, ws = moved(tmp_path, "", destination="pkg/new/a.py", **{"pyproject.toml": toml})
+    assert outcome.ok, outcome.reason
+    assert (
+        ws.root / "pyproject.toml"
+    ).read_text() == '[tool.setuptools]\npackages = [\n  "pkg",\n  "pkg.new",\n  "pkg.sub",\n]\n'
+    assert "pyproject.toml:3 pkg.new added after it" in outcome.reason
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "words"),
+    [
+        (
+            "pyproject.toml",
+            '[tool.setuptools]\npackages = ["pkg", "pkg.sub"]\n',
+            "pyproject.toml lists packages explicitly",
+        ),
+        (
+            "docs/guide.rst",
+            "The helpers live in ``pkg.a``.\n\n.. automodule:: pkg.a\n",
+            "docs/guide.rst (not Python) refers to pkg.a",
+        ),
+        ("deploy.yaml", "module: pkg.a\n", "deploy.yaml:1 names pkg.a in a file move_module does not rewrite"),
+    ],
+    ids=["one-line-package-list", "running-prose", "configuration-file"],
+)
+def test_refuses_a_reference_it_cannot_place(tmp_path, rel, text, words):
+    ws = workspace(tmp_path, {**BASE, rel: text})
+    before = ws.files()
+    outcome = call(ws, "move_module", source="pkg/a.py", destination="pkg/new/a.py")
+    assert outcome.failure_class == "precondition_mismatch"
+    assert words in outcome.reason
+    assert ws.files() == before

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 
 from pytest_granularity.features import prompt_paths
-from pytest_granularity.macros.builtin.move_module_engine import blockers, rewrite
+from pytest_granularity.macros.builtin.move_module_engine import blockers, references, rewrite
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.workspace import PathEscape
@@ -40,11 +40,18 @@ def preconditions(ctx: MacroContext) -> list[str]:
 
 def run(ctx: MacroContext) -> str:
     move = _move(ctx)
+    text_plan = references.plan(ctx.root, move, rewrite.new_packages(ctx.root, move))
     rewritten = rewrite.apply(ctx.root, move)
-    return (
+    references.apply(ctx.root, text_plan)
+    summary = (
         f"moved {move.old} to {move.new}; "
         f"rewrote references in {len(rewritten)} file(s): {', '.join(rewritten) or 'none'}"
     )
+    if text_plan.edits:
+        summary += f"; edited {len(text_plan.edits)} non-Python reference(s): " + ", ".join(
+            edit.describe() for edit in text_plan.edits
+        )
+    return summary
 
 
 def validate(ctx: MacroContext) -> list[str]:

@@ -3,8 +3,8 @@
 Each refusal names the file and says why, in one of a few fixed phrasings (so refusals can be
 counted):
 
-- a non-Python text file names the module (dotted or as a path) — except generated packaging
-  metadata (``*.egg-info``) and changelogs, which record names as they were;
+- a non-Python text file names the module where ``references`` cannot place the edit (running
+  prose, a data or configuration file, a package list it cannot extend);
 - ``from <parent> import *`` that may bind the module's name where someone reads it (a literal
   ``__all__`` without the name, a private name, or a file that never reads the name and is not
   star-imported further, prove the star import harmless);
@@ -20,23 +20,21 @@ counted):
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from pytest_granularity.modnames import absolute_module, import_name, import_package
 
-from .rewrite import Move, project_modules, python_files, through_binding
+from . import references
+from .rewrite import Move, new_packages, project_modules, python_files, through_binding
 from .scope import Scope, dotted_chain, parse, read_loads, scope_of
 
-TEXT_SUFFIXES = (".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".csv")
-HISTORY_FILES = ("CHANGELOG", "CHANGES", "HISTORY", "NEWS")
 IMPORT_HOOKS = ("sys.meta_path", "sys.path_hooks")
 
 
 def blockers(root: Path, move: Move) -> list[str]:
     """Every reference the rewrite cannot handle, found before anything is written."""
-    found = _text_references(root, move)
+    found = references.plan(root, move, new_packages(root, move)).refusals
     files = python_files(root)
     modules = project_modules(root, files)
     trees: dict[str, ast.Module] = {}
@@ -62,30 +60,6 @@ def blockers(root: Path, move: Move) -> list[str]:
         context = _File(root, rel, tree, package, scope, star_imported, parent_all)
         found.extend(f"{rel}: {problem}" for problem in _problems(context, move))
     return found
-
-
-def _text_references(root: Path, move: Move) -> list[str]:
-    from pytest_granularity.workspace import iter_files
-
-    patterns = [
-        re.compile(rf"(?<![\w.]){re.escape(move.old)}(?!\w)"),
-        re.compile(rf"(?<![\w/]){re.escape(move.old_path)}(?![\w])"),
-    ]
-    found = []
-    for path in iter_files(root):
-        rel = path.relative_to(root).as_posix()
-        if path.suffix not in TEXT_SUFFIXES or move.inside(rel) or _records_history(rel):
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if any(p.search(text) for p in patterns):
-            found.append(f"{rel} (not Python) refers to {move.old}; move_module does not rewrite non-Python files")
-    return found
-
-
-def _records_history(rel: str) -> bool:
-    """Generated packaging metadata and changelogs name modules as they were; they are not rewritten."""
-    parts = PurePosixPath(rel).parts
-    return any(p.endswith(".egg-info") for p in parts) or parts[-1].upper().startswith(HISTORY_FILES)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ validation (the tests) is what catches them.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -79,7 +80,7 @@ def apply(root: Path, move: Move) -> list[str]:
     files = python_files(root)
     modules = project_modules(root, files)
     old, new = root / move.old_path, root / move.new_path
-    _ensure_packages(root, PurePosixPath(move.new_path).parent)
+    ensure_packages(root, PurePosixPath(move.new_path).parent)
     new.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(old), str(new))
     rewritten = []
@@ -95,12 +96,23 @@ def apply(root: Path, move: Move) -> list[str]:
     return rewritten
 
 
-def _ensure_packages(root: Path, folder: PurePosixPath) -> None:
+def new_packages(root: Path, move: Move) -> list[str]:
+    """The dotted names of the packages the move creates (missing folders on the way to its destination)."""
+    folder = PurePosixPath(move.new_path).parent
+    prefixes = ["/".join(folder.parts[:depth]) for depth in range(1, len(folder.parts) + 1)]
+    return [import_name(root, p) for p in prefixes if not (root / p).exists()]
+
+
+def ensure_packages(root: Path, folder: PurePosixPath) -> list[Path]:
+    """Each missing folder on the way to ``folder`` made a package (an empty ``__init__.py``); the ones made."""
+    made = []
     for depth in range(1, len(folder.parts) + 1):
         directory = root.joinpath(*folder.parts[:depth])
         if not directory.exists():
             directory.mkdir()
             (directory / "__init__.py").write_text("")
+            made.append(directory)
+    return made
 
 
 def _old_location(rel: str, move: Move) -> str | None:
@@ -113,6 +125,20 @@ def _old_location(rel: str, move: Move) -> str | None:
 def _rewrite(source: str, package: str, move: Move, inside: bool, modules: set[str]) -> str:
     scope = scope_of(ast.parse(source), package, modules)
     return cst.parse_module(source).visit(_Rewriter(move, package, inside, scope)).code
+
+
+_ENTRY_POINT = re.compile(r"^(\s*[\w.-]+\s*=\s*)?([\w.]+)(\s*:\s*[\w.]+(?:\s*\[[\w,\s-]*\])?\s*)$")
+
+
+def map_string(move: Move, value: str) -> str | None:
+    """A string's new value when it is exactly a dotted name in the moved module or an entry point
+    into it (``"pkg.a:main"``, ``"tool = pkg.a:main"``, as ``setup.py`` and plugin registries spell them)."""
+    mapped = move.map(value)
+    if mapped:
+        return mapped
+    entry = _ENTRY_POINT.match(value)
+    target = move.map(entry.group(2)) if entry and entry.group(3) else None
+    return f"{entry.group(1) or ''}{target}{entry.group(3)}" if entry and target else None
 
 
 def through_binding(scope: Scope, dotted: str, move: Move) -> str | None:
@@ -166,7 +192,7 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
         value = updated.evaluated_value
-        mapped = self.move.map(value) if isinstance(value, str) and "." in value else None
+        mapped = map_string(self.move, value) if isinstance(value, str) and "." in value else None
         if not mapped:
             return updated
         prefix_len = len(updated.prefix) + len(updated.quote)
