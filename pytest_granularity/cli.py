@@ -12,7 +12,11 @@ from .sandbox import MODES as SANDBOX_MODES
 from .tasks import find_task_files
 
 if TYPE_CHECKING:
+    from contextlib import ExitStack
+
     import pytest
+
+    from .served_verifier import ServedVerifier
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,6 +103,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=SANDBOX_MODES,
         default="auto",
         help="where run_tests and the macros' work run: bwrap, none, or auto (bwrap when it works here; default)",
+    )
+    verifier = serve.add_mutually_exclusive_group()
+    verifier.add_argument(
+        "--verify-tests",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a test file or folder of the repository (repeatable), held aside at start and run at finish",
+    )
+    verifier.add_argument(
+        "--verify-command", metavar="CMD", help="a command run in the workspace at finish; exit status 0 accepts"
+    )
+    serve.add_argument(
+        "--verify-timeout", type=float, default=60.0, metavar="S", help="seconds per verification (default: 60)"
     )
     train = commands.add_parser(
         "train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)"
@@ -212,9 +230,12 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from .tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
 
     source = args.path.resolve()
+    session_id = new_session_id()
+    audit_path = (args.audit or default_audit_path(session_id)).resolve()
     try:
         if not source.is_dir():
             raise ValueError(f"PATH {args.path}: not a directory")
+        _check_serve_numbers(args, audit_path)
         macros = MacroRegistry.load(args.macros)
         policy = policy_named(args.policy, args.router, macros)
         router = Router.load(args.router) if args.policy == "learned" else None
@@ -222,9 +243,12 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     except (ValueError, DefinitionError, SandboxUnavailable) as exc:
         print(f"granularity serve-mcp: {exc}", file=sys.stderr)
         return 2
-    session_id = new_session_id()
-    audit_path = (args.audit or default_audit_path(session_id)).resolve()
     with ExitStack() as stack:
+        try:
+            verifier = _served_verifier(args, source, stack)
+        except ValueError as exc:
+            print(f"granularity serve-mcp: {exc}", file=sys.stderr)
+            return 2
         root = stack.enter_context(served_root(source, args.copy))
         if root == audit_path or root in audit_path.parents:
             print(
@@ -243,15 +267,43 @@ def _serve_mcp(args: argparse.Namespace) -> int:
                 "in_place": not args.copy,
                 "policy": policy.name,
                 "sandbox": sandbox.mode,
+                "verifier": verifier.description if verifier else None,
             },
         )
         print(f"granularity serve-mcp: serving {where}, policy {policy.name}, audit log {audit_path}", file=sys.stderr)
         print(f"granularity serve-mcp: {sandbox.describe()}", file=sys.stderr)
-        settings = ServeSettings(policy, macros, router, args.router, args.max_steps, sandbox=sandbox)
+        print(f"granularity serve-mcp: verifier: {verifier.description if verifier else 'none'}", file=sys.stderr)
+        settings = ServeSettings(
+            policy, macros, router, args.router, args.max_steps, sandbox=sandbox, verifier=verifier
+        )
         session = ToolSession(root, settings, audit, session_id)
         stack.callback(session.close)
         serve_stdio(session, on_stop=stack.close)
     return 0
+
+
+def _check_serve_numbers(args: argparse.Namespace, audit_path: Path) -> None:
+    """``ValueError`` naming the option: a step limit or timeout that is not positive, an audit log that is a folder."""
+    if args.max_steps < 1:
+        raise ValueError(f"--max-steps {args.max_steps}: must be at least 1 (a task needs a call to finish)")
+    if not args.verify_timeout > 0:
+        raise ValueError(f"--verify-timeout {args.verify_timeout:g}: must be more than 0 seconds")
+    if audit_path.is_dir():
+        raise ValueError(f"--audit {audit_path}: is a folder; name the log file (JSONL) to append to")
+
+
+def _served_verifier(args: argparse.Namespace, source: Path, stack: ExitStack) -> ServedVerifier | None:
+    """The verifier the options name, its tests held aside in a folder removed when the server stops."""
+    import tempfile
+
+    from .served_verifier import command_verifier, held_tests
+
+    if args.verify_command is not None:
+        return command_verifier(args.verify_command, args.verify_timeout)
+    if not args.verify_tests:
+        return None
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="granularity-verifier-")))
+    return held_tests(source, args.verify_tests, folder, args.verify_timeout)
 
 
 def _macros(config: pytest.Config, folders: list[Path], report: Path | None) -> int:

@@ -28,7 +28,7 @@ from math import comb
 from statistics import fmean, median, stdev
 
 from .failures import FAULTS, NO_FAULT
-from .result import ERROR, MacroLogEntry, RunResult
+from .result import ERROR, UNVERIFIED, MacroLogEntry, RunResult
 
 POLICY_ORDER = ("micro", "macro", "hybrid", "heuristic", "learned")
 FIXED = ("micro", "macro", "hybrid")
@@ -61,6 +61,9 @@ class Summary:
     failure_classes: dict[str, int] = field(default_factory=dict)
     mean_cost: float | None = None
     """Mean US dollars per run, over the runs priced (``granularity_prices``); None when none was."""
+    verified: bool = True
+    """False for a row of served tasks that no verifier judged (``unverified``): kept out of the judged rows, so
+    they count neither as successes nor as failures there; their steps, tokens and failure classes are measured."""
 
     @property
     def success_rate(self) -> float:
@@ -178,11 +181,12 @@ def oracle_tokens(results: Iterable[RunResult]) -> dict[tuple[str, str], int]:
 def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Summary]:
     """One summary per policy and fault (and family), in a fixed order whatever order the runs came in."""
     ordered = sorted(results, key=lambda r: r.run_key)
-    groups: dict[tuple[str, str, str], list[RunResult]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, bool], list[RunResult]] = defaultdict(list)
     for r in ordered:
-        groups[(r.policy, r.fault, ALL_FAMILIES)].append(r)
+        verified = r.outcome != UNVERIFIED
+        groups[(r.policy, r.fault, ALL_FAMILIES, verified)].append(r)
         if by_family:
-            groups[(r.policy, r.fault, r.family)].append(r)
+            groups[(r.policy, r.fault, r.family, verified)].append(r)
     micro_tokens = {
         task: fmean(r.tokens for r in runs)
         for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == NO_FAULT).items()
@@ -192,9 +196,13 @@ def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Sum
 
 
 def _summarise(
-    key: tuple[str, str, str], runs: list[RunResult], micro_tokens: dict[str, float], oracle: dict[tuple[str, str], int]
+    key: tuple[str, str, str, bool],
+    runs: list[RunResult],
+    micro_tokens: dict[str, float],
+    oracle: dict[tuple[str, str], int],
 ) -> Summary:
-    policy, fault, family = key
+    policy, fault, family, verified = key
+    seed = "|".join((policy, fault, family)) + ("" if verified else "|unverified")
     successful = [r for r in runs if r.success]
     tokens = [float(r.tokens) for r in runs]
     mean_tokens = fmean(tokens)
@@ -211,7 +219,7 @@ def _summarise(
         successes=len(successful),
         errors=sum(r.outcome == ERROR for r in runs),
         success_ci=cluster_bootstrap_ci(
-            [[float(r.success) for r in epochs] for epochs in by_task(runs).values()], "|".join(key)
+            [[float(r.success) for r in epochs] for epochs in by_task(runs).values()], seed
         ),
         mean_steps=fmean(r.steps for r in runs),
         median_steps=float(median(r.steps for r in runs)),
@@ -226,6 +234,7 @@ def _summarise(
         oracle_gap=_oracle_gap(runs, oracle),
         failure_classes=dict(sorted(Counter(c for r in macro_failed if (c := r.failure_class)).items())),
         mean_cost=fmean(costs) if (costs := [r.cost for r in runs if r.cost is not None]) else None,
+        verified=verified,
     )
 
 
@@ -316,9 +325,9 @@ def _fault_rank(fault: str) -> int:
     return FAULT_ORDER.index(fault) if fault in FAULT_ORDER else len(FAULT_ORDER)
 
 
-def _order(item: tuple[tuple[str, str, str], list[RunResult]]) -> tuple[object, ...]:
-    policy, fault, family = item[0]
-    return (family != ALL_FAMILIES, family, _policy_rank(policy), _fault_rank(fault))
+def _order(item: tuple[tuple[str, str, str, bool], list[RunResult]]) -> tuple[object, ...]:
+    policy, fault, family, verified = item[0]
+    return (family != ALL_FAMILIES, family, not verified, _policy_rank(policy), _fault_rank(fault))
 
 
 @dataclass(frozen=True)

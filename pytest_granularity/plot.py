@@ -24,9 +24,14 @@ TEXT_HEIGHT = 16
 MARKERS = "osD^vPX*"
 
 
+def plotted(summaries: Sequence[Summary]) -> list[Summary]:
+    """The whole-benchmark rows that a verifier judged: an unverified row has no success to place on the y axis."""
+    return [s for s in summaries if s.family == ALL_FAMILIES and s.verified]
+
+
 def write_plot(path: Path, summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) -> Path:
     """Write the PNG at ``path``, or, without matplotlib, a text chart beside it; returns what was written."""
-    points = [s for s in summaries if s.family == ALL_FAMILIES]
+    points = plotted(summaries)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         drawing = figure(points, epochs)
@@ -47,7 +52,7 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    points = [s for s in summaries if s.family == ALL_FAMILIES]
+    points = plotted(summaries)
     faults = sorted(
         {s.fault for s in points}, key=lambda f: (FAULT_ORDER.index(f) if f in FAULT_ORDER else len(FAULT_ORDER), f)
     )

@@ -107,32 +107,44 @@ def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox
             command = _isolated_command(cwd, Path(scratch), results, options)
             env["PYTHONPATH"] = _outside_paths(env.get("PYTHONPATH", ""), cwd)
         command = sandbox.command(command, writable=[cwd, Path(scratch)])
-        with (
-            subprocess.Popen(
-                command,
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.PIPE if isolated else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            ) as process,
-            tracked_process(process.pid),
-        ):
-            try:
-                output, _ = process.communicate(f"{nonce}\n".encode() if isolated else None, timeout=timeout)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                kill_group(process.pid)
-                output, _ = process.communicate()
-                timed_out = True
-            finally:
-                kill_group(process.pid)
+        output, exit_code = run_process(command, cwd, env, timeout, f"{nonce}\n".encode() if isolated else None)
+        timed_out = exit_code is None
         text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
         recorded = _read_results(results, nonce) if isolated and not timed_out else None
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
-    return PytestRun(None if timed_out else process.returncode, text, timed_out, recorded)
+    return PytestRun(exit_code, text, timed_out, recorded)
+
+
+def run_process(
+    command: Sequence[str], cwd: Path, env: dict[str, str], timeout: float, stdin: bytes | None = None
+) -> tuple[bytes, int | None]:
+    """Run ``command`` in a new process group, killed whole at the end (and on timeout, Ctrl-C or SIGTERM).
+
+    Returns its output (stdout and stderr together) and its exit code, None when it timed out.
+    """
+    with (
+        subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        ) as process,
+        tracked_process(process.pid),
+    ):
+        try:
+            output, _ = process.communicate(stdin, timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            kill_group(process.pid)
+            output, _ = process.communicate()
+            timed_out = True
+        finally:
+            kill_group(process.pid)
+    return output, None if timed_out else process.returncode
 
 
 ISOLATED_SCRIPT = Path(__file__).with_name("isolated_pytest.py")

@@ -83,11 +83,11 @@ def _ci(interval: tuple[float, float], digits: int = 3) -> str:
 def summary_rows(summaries: Sequence[Summary], cost: bool = False) -> list[tuple[str, ...]]:
     return [
         (
-            s.policy if s.family == ALL_FAMILIES else f"{s.policy} ({s.family})",
+            _row_name(s),
             s.fault,
             str(s.runs),
-            _fmt(s.success_rate),
-            _ci(s.success_ci),
+            _fmt(s.success_rate) if s.verified else "-",
+            _ci(s.success_ci) if s.verified else "-",
             f"{s.mean_steps:.2f} / {s.median_steps:g}",
             f"{s.mean_tokens:.1f} / {s.median_tokens:g}",
             _fmt(s.macro_adoption),
@@ -100,6 +100,12 @@ def summary_rows(summaries: Sequence[Summary], cost: bool = False) -> list[tuple
         + ((_fmt(s.mean_cost, 4),) if cost else ())
         for s in summaries
     ]
+
+
+def _row_name(s: Summary) -> str:
+    """The policy, its family when the row is one family's, and ``unverified`` for served tasks no verifier judged."""
+    qualifiers = ([] if s.family == ALL_FAMILIES else [s.family]) + ([] if s.verified else ["unverified"])
+    return f"{s.policy} ({', '.join(qualifiers)})" if qualifiers else s.policy
 
 
 def pair_rows(pairs: Sequence[PairedDifference]) -> list[tuple[str, ...]]:

@@ -90,11 +90,11 @@ def _run(
             fault_point,
             partial(verify, task, workspace, settings.sandbox),
         )
-    outcome, output, error = _judged(execution)
+    outcome, output, error = judged(execution)
     return run_record(task, policy, fault, execution, outcome, output, error, settings.token_source)
 
 
-def _judged(execution: Execution) -> tuple[str, str, str | None]:
+def judged(execution: Execution) -> tuple[str, str, str | None]:
     """The run's outcome, verifier output and error: the verifier's verdict, or what the way it stopped means."""
     verdict, ending = execution.verdict, execution.ending
     if verdict is not None:

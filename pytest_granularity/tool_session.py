@@ -4,7 +4,8 @@ An MCP client (Claude Code, Cursor, a team's own agent) is the agent. ``start_ta
 prompt with the chosen policy from pre-execution evidence and starts an executor ``Run``; every
 later call is one step of that run, so it passes the same state machine, tool argument
 validation, path-escape refusal, macro contracts, failure classes, circuit breaker and recovery
-decision as a benchmark run. The tools offered are the run's own tool list, and a call to any
+decision as a benchmark run; given a verifier (``served_verifier``), a task that finishes is judged as a
+benchmark run is, else its outcome is ``unverified``. The tools offered are the run's own tool list, and a call to any
 other tool is refused here, whatever list the client still holds (a tools-changed notification
 may not reach it). Every call lands in the audit log. MCP's wire format is ``mcp_server``'s job.
 """
@@ -20,11 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .audit import RUN_EVENT, AuditLog
-from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Limits, Run, RunEnded
+from .executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Execution, Limits, Run, RunEnded
 from .explain import explain_routing
 from .failures import NO_FAULT
 from .macros import Macro, MacroRegistry
@@ -32,11 +34,12 @@ from .macros.registry import DEFAULT_TOP_K
 from .macros.runtime import FaultPoint, no_faults
 from .mcp_export import START_TASK, START_TASK_TOOL, macro_tool, micro_tool
 from .policies import FIXED_POLICIES, Policy
-from .result import UNVERIFIED
+from .result import FAILED, UNVERIFIED
 from .routing import Router, features_of
-from .runner import run_record
+from .runner import judged, run_record
 from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import first_error
+from .served_verifier import ServedVerifier
 from .tasks import Task
 from .tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS, ToolContext
 from .transcript import ToolCall
@@ -83,6 +86,8 @@ class ServeSettings:
     fault: FaultPoint = no_faults
     sandbox: Sandbox = NO_SANDBOX
     """Where ``run_tests`` and the macros' work run (``--sandbox``): the agent's code, as in a benchmark run."""
+    verifier: ServedVerifier | None = None
+    """What judges a task that finishes (``--verify-tests``, ``--verify-command``); without one it is unverified."""
 
 
 class ToolSession:
@@ -155,6 +160,9 @@ class ToolSession:
         settings = self.settings
         task = served_task(f"{self.session_id}-{self._tasks}", arguments["prompt"], self.root, settings.max_steps)
         ctx = ToolContext(Workspace(self.root), (), settings.test_timeout, settings.sandbox)
+        verifier = (
+            partial(settings.verifier.judge, task, ctx.workspace, settings.sandbox) if settings.verifier else None
+        )
         run = Run.start(
             task,
             settings.policy,
@@ -162,6 +170,7 @@ class ToolSession:
             settings.macros,
             Limits(settings.max_steps, settings.retrieval_k),
             settings.fault,
+            verifier,
         )
         self.run, self.task = run, task
         mode = run.execution.mode
@@ -218,7 +227,7 @@ class ToolSession:
         run, task = self.run, self.task
         assert run is not None and task is not None
         execution = run.execution
-        record = run_record(task, self.settings.policy, NO_FAULT, execution, UNVERIFIED, "", None)
+        record = run_record(task, self.settings.policy, NO_FAULT, execution, *self._judged(execution))
         self.audit.write(RUN_EVENT, task=task.id, record=record.to_dict())
         self.run = self.task = None
         failure = execution.failure.failure_class if execution.failure else None
@@ -227,16 +236,33 @@ class ToolSession:
         )
         degraded = ", degraded to micro tools" if execution.degraded else ""
         changed = ", ".join(execution.changes.paths) or "none"
+        verdict = self._verdict(record.outcome, record.verifier_output, record.error)
         return (
             f"task {task.id} {ending}. {execution.steps} calls ({execution.macro_calls} to macros)"
-            f"{degraded}; changed paths: {changed}. "
-            f"No verifier judges a served task. Call {START_TASK} for the next one."
+            f"{degraded}; changed paths: {changed}. {verdict}Call {START_TASK} for the next one."
         )
+
+    def _judged(self, execution: Execution) -> tuple[str, str, str | None]:
+        """Outcome, verifier output and error: a benchmark run's, given a verifier, except for a task the
+        client never handed in (the session closed); without a verifier, unverified."""
+        if self.settings.verifier is None or execution.stop_reason == STOP_SESSION_CLOSED:
+            return UNVERIFIED, "", None
+        return judged(execution)
+
+    def _verdict(self, outcome: str, output: str, error: str | None) -> str:
+        verifier = self.settings.verifier
+        if verifier is None:
+            return "No verifier judges a served task. "
+        if outcome == UNVERIFIED:
+            return "It was not verified. "
+        reason = error or (output.splitlines()[0] if outcome == FAILED and output else "")
+        return f"Verifier ({verifier.description}): {outcome}{f' ({reason})' if reason else ''}. "
 
 
 def served_task(task_id: str, prompt: str, root: Path, max_steps: int) -> Task:
-    """A task for a prompt on the served workspace. It has no task file, verifier, reference or faults (nothing
-    on the served path verifies): the task file and verifier fields name the null device, never the workspace."""
+    """A task for a prompt on the served workspace. It has no task file, reference or faults, and no verifier of
+    its own (the server's, if any, judges it: ``served_verifier``): those fields name the null device, never the
+    workspace."""
     nothing = Path(os.devnull)
     return Task(
         id=task_id,

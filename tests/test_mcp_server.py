@@ -293,7 +293,7 @@ def test_a_real_stdio_session_routes_fails_degrades_finishes_and_reads_back(repo
     )
     assert record.transitions[-2:] == ["degrade --switch_to_micro--> micro", "micro --finish--> verify"]
     assert main(["report", str(audit)]) == 0
-    assert "hybrid  none   1     0.000    [0.000, 0.000]  2.00 / 2" in capsys.readouterr().out
+    assert "hybrid (unverified)  none   1     -        -       2.00 / 2" in capsys.readouterr().out
 
 
 def test_the_circuit_breaker_holds_across_the_tasks_of_a_session(repo, tmp_path, fix_add):
