@@ -1,9 +1,11 @@
-"""The options for real-model agents, and the ``openai`` agent built from them.
+"""The options for real-model agents, and the ``openai`` and ``local`` agents built from them.
 
 A plugin of its own (loaded by the main plugin) so the model's settings stay in one place:
 ``--granularity-agent=openai`` drives any OpenAI-compatible chat-completions server with the
 model, endpoint, key variable and sampling settings given here (each also an ini key), through
-the record/replay cache when one is given. Nothing here imports ``openai``: that happens on the
+the record/replay cache when one is given. ``--granularity-agent=local`` is the same agent with
+a server it starts itself for a bundled model (or a GGUF file), on 127.0.0.1, at temperature 0
+with capped replies unless told otherwise. Nothing here imports ``openai``: that happens on the
 first live request.
 """
 
@@ -21,16 +23,35 @@ import pytest
 
 from .agents import AgentSetup
 from .agents.chat import ChatAgent, Price, Sampling, Send
+from .agents.local_model import (
+    DEFAULT_MODEL,
+    LocalSend,
+    LocalServer,
+    LocalSettings,
+    ModelFileError,
+    default_threads,
+    model_file,
+    server_available,
+)
 from .agents.model_cache import MODES, ModelCache
 from .agents.openai_client import Endpoint, OpenAISender
 from .result import LOCAL, PROVIDER
 
 AGENT_NAME = "openai"
+LOCAL_AGENT = "local"
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 2
+LOCAL_MAX_COMPLETION_TOKENS = 256
+"""The local lane's default cap per reply: a small model that starts a long answer rarely ends it."""
+TOOL_CHOICES = ("auto", "required", "none")
 
 _OPTIONS: tuple[tuple[str, str, str], ...] = (
-    ("model", "NAME", "model name sent to the server (required with --granularity-agent=openai)"),
+    (
+        "model",
+        "NAME",
+        "model name sent to the server (required with --granularity-agent=openai); with --granularity-agent=local, "
+        f"a bundled model's name or a GGUF file (default {DEFAULT_MODEL})",
+    ),
     (
         "base-url",
         "URL",
@@ -42,7 +63,17 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
         "environment variable holding the API key (default OPENAI_API_KEY; unset is fine for local servers)",
     ),
     ("temperature", "X", "sampling temperature (default: the server's)"),
-    ("max-completion-tokens", "N", "max_completion_tokens per model call (default: the server's)"),
+    (
+        "max-completion-tokens",
+        "N",
+        f"max_completion_tokens per model call (default: the server's; {LOCAL_MAX_COMPLETION_TOKENS} with "
+        "the local agent)",
+    ),
+    (
+        "tool-choice",
+        "|".join(TOOL_CHOICES),
+        "the request's tool_choice (default: not sent, which the API reads as auto when tools are offered)",
+    ),
     ("request-timeout", "SECONDS", f"timeout of one request (default {DEFAULT_TIMEOUT:g})"),
     (
         "model-retries",
@@ -61,6 +92,10 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
         "|".join(MODES),
         "with --granularity-model-cache: default auto (replay what is recorded, record the rest)",
     ),
+    ("local-threads", "N", "with the local agent: threads per server (default: the cores split between workers)"),
+    ("local-ctx", "N", "with the local agent: the model's context window in tokens (default 8192)"),
+    ("local-port", "N", "with the local agent: the server's port on 127.0.0.1 (default 0: a free one)"),
+    ("local-startup-timeout", "SECONDS", "with the local agent: how long the server may take to load (default 60)"),
 )
 
 
@@ -97,20 +132,28 @@ def _number(config: pytest.Config, name: str, kind: Callable[[str], Any], minimu
 
 
 def run_settings(config: pytest.Config) -> dict[str, Any]:
-    """The :class:`RunSettings` fields these options set: the token budget and source."""
+    """The :class:`RunSettings` fields these options set: the token budget and source.
+
+    Every model option is checked here, whichever agent runs, so a bad value is refused even
+    when the option would not be used."""
     source = _value(config, "token-source") or PROVIDER
     if source not in (PROVIDER, LOCAL):
         raise pytest.UsageError(f"--granularity-token-source: '{source}' is not provider or local")
+    _cache_settings(config)
+    _tool_choice(config)
     return {"max_tokens": _number(config, "max-tokens-per-run", int, 1), "token_source": source}
 
 
 def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
-    selected = (config.getoption("--granularity-agent") or config.getini("granularity_agent")) == AGENT_NAME
-    return {AGENT_NAME: openai_factory(config) if selected else _not_configured}
+    selected = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    return {
+        AGENT_NAME: openai_factory(config) if selected == AGENT_NAME else _not_configured,
+        LOCAL_AGENT: local_factory(config) if selected == LOCAL_AGENT else _not_configured,
+    }
 
 
 def _not_configured(setup: AgentSetup) -> Any:
-    raise RuntimeError("the openai agent was not selected when the session was configured")
+    raise RuntimeError("this model agent was not selected when the session was configured")
 
 
 @dataclass(frozen=True)
@@ -131,24 +174,92 @@ def openai_factory(config: pytest.Config) -> OpenAIAgentFactory:
         raise pytest.UsageError(
             "--granularity-agent=openai needs --granularity-model=NAME (or the ini key granularity_model)"
         )
-    sampling = Sampling(model, _number(config, "temperature", float), _number(config, "max-completion-tokens", int, 1))
-    folder, mode = _cache_settings(config)
-    live: Send | None = None
-    if mode != "replay":
-        if importlib.util.find_spec("openai") is None:
-            raise pytest.UsageError(
-                "--granularity-agent=openai needs the openai package: pip install 'pytest-granularity[model]'"
+    sampling = _sampling(config, model, temperature=None, max_completion_tokens=None)
+
+    def live() -> Send:
+        _require_openai(AGENT_NAME, "model")
+        return OpenAISender(
+            Endpoint(
+                _value(config, "base-url") or os.environ.get("OPENAI_BASE_URL"),
+                _value(config, "api-key-env") or "OPENAI_API_KEY",
+                _number(config, "request-timeout", float) or DEFAULT_TIMEOUT,
+                _retries(config),
             )
-        endpoint = Endpoint(
-            _value(config, "base-url") or os.environ.get("OPENAI_BASE_URL"),
-            _value(config, "api-key-env") or "OPENAI_API_KEY",
-            _number(config, "request-timeout", float) or DEFAULT_TIMEOUT,
-            _retries(config),
         )
-        live = OpenAISender(endpoint)
-    send = live if folder is None else ModelCache(folder, mode, _session(config), live)
+
+    return _factory(config, sampling, live)
+
+
+def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
+    """The bundled model (or a GGUF file) behind a server this process starts on its first request."""
+    spec = _value(config, "model") or DEFAULT_MODEL
+    alias = spec if "/" not in spec and not spec.endswith(".gguf") else Path(spec).stem
+    sampling = _sampling(config, alias, temperature=0.0, max_completion_tokens=LOCAL_MAX_COMPLETION_TOKENS)
+
+    assert sampling.max_completion_tokens is not None
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    n_ctx = _number(config, "local-ctx", int, 256) or 8192
+    threads = _number(config, "local-threads", int, 1) or default_threads(workers)
+    timeout = _number(config, "request-timeout", float) or DEFAULT_TIMEOUT
+    startup_timeout = _number(config, "local-startup-timeout", float) or 60.0
+    port = _number(config, "local-port", int) or 0
+
+    def live() -> Send:
+        _require_openai(LOCAL_AGENT, "local")
+        try:
+            path = model_file(spec)
+        except ModelFileError as exc:
+            raise pytest.UsageError(f"--granularity-model: {exc}") from None
+        if not server_available():
+            raise pytest.UsageError(
+                "--granularity-agent=local needs llama-cpp-python: pip install 'pytest-granularity[local]'"
+            )
+        assert sampling.max_completion_tokens is not None
+        settings = LocalSettings(
+            path, alias, n_ctx, threads, sampling.max_completion_tokens, timeout, startup_timeout, port
+        )
+        server = LocalServer(settings)
+        config.add_cleanup(server.stop)
+        return LocalSend(server)
+
+    return _factory(config, sampling, live)
+
+
+def _sampling(
+    config: pytest.Config, model: str, temperature: float | None, max_completion_tokens: int | None
+) -> Sampling:
+    """The request's settings: the options where given, else the agent's defaults."""
+    given_temperature = _number(config, "temperature", float)
+    given_cap = _number(config, "max-completion-tokens", int, 1)
+    return Sampling(
+        model,
+        temperature if given_temperature is None else given_temperature,
+        max_completion_tokens if given_cap is None else given_cap,
+        _tool_choice(config),
+    )
+
+
+def _factory(config: pytest.Config, sampling: Sampling, live: Callable[[], Send]) -> OpenAIAgentFactory:
+    """The agent over its live sender, through the recordings when asked; a replay needs no sender at all."""
+    folder, mode = _cache_settings(config)
+    sender = None if mode == "replay" else live()
+    send = sender if folder is None else ModelCache(folder, mode, _session(config), sender)
     assert send is not None
-    return OpenAIAgentFactory(sampling, send, _prices(config).get(model))
+    return OpenAIAgentFactory(sampling, send, _prices(config).get(sampling.model))
+
+
+def _require_openai(agent: str, extra: str) -> None:
+    if importlib.util.find_spec("openai") is None:
+        raise pytest.UsageError(
+            f"--granularity-agent={agent} needs the openai package: pip install 'pytest-granularity[{extra}]'"
+        )
+
+
+def _tool_choice(config: pytest.Config) -> str | None:
+    value = _value(config, "tool-choice")
+    if value is not None and value not in TOOL_CHOICES:
+        raise pytest.UsageError(f"--granularity-tool-choice: '{value}' is not one of {', '.join(TOOL_CHOICES)}")
+    return value
 
 
 def _retries(config: pytest.Config) -> int:

@@ -30,6 +30,9 @@ from .metrics import (
     paired_differences,
     summarize,
 )
+from .model_summary import HEADERS as MODEL_HEADERS
+from .model_summary import fingerprints, model_runs
+from .model_summary import rows as model_rows
 from .result import PROVIDER, RunResult
 
 SCHEMA_VERSION = 2
@@ -223,6 +226,10 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
     note = token_note(results)
     if note:
         parts.append(note)
+    models = model_runs(results)
+    if models:
+        servers = "".join(f"\nserver: {f}" for f in fingerprints(results))
+        parts.append("model replies:\n" + render(MODEL_HEADERS, model_rows(models), markdown) + servers)
     epochs = epoch_summaries(results)
     if epochs:
         parts.append(
@@ -257,6 +264,9 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
         "paired_differences": [asdict(p) for p in paired_differences(ordered)],
         "macro_audit": [asdict(a) for a in macro_audit(ordered)],
     }
+    if any(r.model_calls for r in ordered):
+        summary["model_runs"] = [asdict(m) for m in model_runs(ordered)]
+        summary["model_servers"] = fingerprints(ordered)
     epochs = epoch_summaries(ordered)
     if epochs:
         summary["epochs"] = [asdict(e) for e in epochs]

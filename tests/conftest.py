@@ -4,9 +4,13 @@ import shutil
 import socket
 from pathlib import Path
 
+import numpy  # noqa: F401  (see below)
 import pytest
 
 from pytest_granularity.sandbox import probe
+
+# numpy 2.4 refuses to be imported twice in one process, and pytester's in-process runs drop the
+# modules a run imported (BM25 retrieval imports numpy inside a run): imported here, it is kept.
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent

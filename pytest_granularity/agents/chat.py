@@ -48,6 +48,8 @@ class Sampling:
     model: str
     temperature: float | None = None
     max_completion_tokens: int | None = None
+    tool_choice: str | None = None
+    """``auto``, ``required`` or ``none``; None sends nothing (the API's default, auto with tools)."""
 
 
 class ChatAgent:
@@ -85,6 +87,7 @@ def request_body(
         "temperature": sampling.temperature,
         "seed": seed,
         "max_completion_tokens": sampling.max_completion_tokens,
+        "tool_choice": sampling.tool_choice,
     }
     body.update({k: v for k, v in optional.items() if v is not None})
     return body
@@ -125,10 +128,22 @@ def _tool_call(data: dict[str, Any]) -> ToolCall:
 
 
 def _usage(data: Any) -> Usage | None:
-    if not isinstance(data, dict) or not isinstance(data.get("prompt_tokens"), int):
+    """The provider's counts; a count that is there but not a whole number >= 0 is refused, never billed."""
+    if not isinstance(data, dict) or data.get("prompt_tokens") is None:
         return None
     details = data.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return Usage(
-        data["prompt_tokens"], int(data.get("completion_tokens") or 0), cached if isinstance(cached, int) else None
+        _count(data, "prompt_tokens"),
+        _count(data, "completion_tokens", 0),
+        None if not isinstance(details, dict) or cached is None else _count(details, "cached_tokens"),
     )
+
+
+def _count(data: dict[str, Any], field: str, default: int | None = None) -> int:
+    value = data.get(field, default)
+    if value is None and default is not None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InfrastructureError(f"the server's usage.{field} is {json.dumps(value)}, not a whole number >= 0")
+    return value

@@ -1,0 +1,294 @@
+"""The bundled model's server: OpenAI chat completions over llama-cpp-python, on 127.0.0.1 only.
+
+Run as ``python -m pytest_granularity.agents.llama_server --model F.gguf ...`` by
+:mod:`.local_model`; it loads the model, binds a port (0: a free one), prints one JSON line
+``{"port": P}`` on stdout when it answers, and serves until it is killed.
+
+Why not ``python -m llama_cpp.server`` (0.3.36), measured: with tools and no ``tool_choice`` it
+renders a prompt without the tools, so the model never sees them; in automatic mode it ignores
+the completion limit for a call's arguments, so one reply can run until the context is full;
+``tool_choice: "required"`` is an HTTP 500; and a request the client gave up on goes on
+generating. Here the request means what the OpenAI API says it means: tools and no
+``tool_choice`` is ``"auto"``; ``"required"`` is the library's automatic mode with its
+``message:`` branch ruled out at the first token; every reply is capped (the request's
+``max_completion_tokens``, at most ``--max-tokens``) and stops when its deadline passes or its
+client hangs up. All three are enforced by one logits processor that is called once per
+generated token (:class:`Guard`). The ``system_fingerprint`` of every response names the model
+file's SHA-256 and the settings, so a recorded run says what it was made with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import select
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, cast
+
+CHAT_FORMAT = "chatml-function-calling"
+"""llama-cpp-python's chat handler for ChatML models with OpenAI-style tools."""
+_MESSAGE_BRANCH = "message:"
+"""What the chat handler's automatic mode generates first when the model answers in prose."""
+
+
+class Abandoned(Exception):
+    """A generation stopped by the guard: ``reason`` is ``length``, ``deadline`` or ``disconnected``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Guard:
+    """Caps, times and (for ``required``) steers one request's generation.
+
+    llama-cpp-python runs a logits processor inside a C callback, where an exception is printed
+    and lost, so the processor only counts and masks; the stop is raised from ``Llama.eval``,
+    which the library calls from Python before the prompt and after every sampled token, across
+    every completion the chat handler makes for the request (:func:`guarded_llama`).
+    """
+
+    cap: int
+    deadline: float
+    connection: socket.socket | None
+    banned_first: frozenset[int] = frozenset()
+    sampled: int = 0
+    prompt_tokens: int | None = None
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self.sampled == 0:
+            for token in self.banned_first:
+                scores[token] = -math.inf
+        self.sampled += 1
+        return scores
+
+    def check(self, context_tokens: int) -> None:
+        """Before llama.cpp evaluates more tokens: stop here if the reply is over, late, or unwanted."""
+        if self.prompt_tokens is None:
+            self.prompt_tokens = context_tokens
+        if self.sampled >= self.cap:
+            raise Abandoned("length")
+        if time.monotonic() > self.deadline:
+            raise Abandoned("deadline")
+        if _hung_up(self.connection):
+            raise Abandoned("disconnected")
+
+
+def _hung_up(connection: socket.socket | None) -> bool:
+    """True when the client closed its end (a readable socket with nothing to read)."""
+    if connection is None:
+        return False
+    try:
+        readable, _, _ = select.select([connection], [], [], 0)
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
+def message_branch_tokens(vocabulary: dict[int, str]) -> frozenset[int]:
+    """The tokens that could begin the handler's prose branch (``message:``), to rule out for ``required``."""
+    return frozenset(
+        token
+        for token, text in vocabulary.items()
+        if text and (_MESSAGE_BRANCH.startswith(text) or text.startswith(_MESSAGE_BRANCH))
+    )
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    model: Path
+    alias: str
+    n_ctx: int
+    threads: int
+    max_tokens: int
+    timeout: float
+
+    def fingerprint(self, digest: str) -> str:
+        return (
+            f"{self.alias} sha256:{digest[:16]} {CHAT_FORMAT} n_ctx={self.n_ctx} threads={self.threads} "
+            f"cap={self.max_tokens}"
+        )
+
+
+def guarded_llama(**settings: Any) -> Any:
+    """A ``Llama`` whose ``eval`` asks the current request's :class:`Guard` first."""
+    from llama_cpp import Llama
+
+    class GuardedLlama(Llama):  # type: ignore[misc,unused-ignore]
+        guard: Guard | None = None
+
+        def eval(self, tokens: Any) -> None:
+            if self.guard is not None:
+                self.guard.check(self.n_tokens + len(tokens))
+            super().eval(tokens)
+
+    return GuardedLlama(**settings)
+
+
+class ModelServer:
+    """One model, one request at a time (llama.cpp's context is not shared between threads)."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.llama = guarded_llama(
+            model_path=str(settings.model),
+            n_ctx=settings.n_ctx,
+            n_threads=settings.threads,
+            chat_format=CHAT_FORMAT,
+            verbose=False,
+        )
+        vocabulary = {t: self._text(t) for t in range(self.llama.n_vocab())}
+        self.banned_first = message_branch_tokens(vocabulary)
+        self.fingerprint = settings.fingerprint(_sha256(settings.model))
+        self.lock = threading.Lock()
+
+    def _text(self, token: int) -> str:
+        return str(self.llama.detokenize([token]).decode("utf-8", "replace"))
+
+    def complete(self, body: dict[str, Any], connection: socket.socket | None) -> tuple[int, dict[str, Any]]:
+        """The HTTP status and JSON of one chat-completions request."""
+        deadline = time.monotonic() + self.settings.timeout
+        requested = body.get("max_completion_tokens") or body.get("max_tokens") or self.settings.max_tokens
+        cap = min(int(requested), self.settings.max_tokens)
+        tools = body.get("tools") or None
+        choice = body.get("tool_choice", "auto" if tools else None)
+        guard = Guard(cap, deadline, connection, self.banned_first if choice == "required" and tools else frozenset())
+        arguments: dict[str, Any] = {
+            "messages": body.get("messages") or [],
+            "tools": tools,
+            "tool_choice": "auto" if choice == "required" else choice,
+            "temperature": float(body.get("temperature", 1.0)),
+            "seed": body.get("seed"),
+            "max_tokens": cap,
+            "logits_processor": [guard],
+        }
+        with self.lock:
+            self.llama.guard = guard
+            try:
+                response = cast(dict[str, Any], self.llama.create_chat_completion(**arguments))
+            except Abandoned as stop:
+                _log(f"generation abandoned ({stop.reason}) after {guard.sampled} tokens")
+                if stop.reason != "length":
+                    return 504, _error(f"generation abandoned ({stop.reason}) after {guard.sampled} tokens")
+                response = _cut_off(guard)
+            except ValueError as exc:
+                if "context window" in str(exc):
+                    return 400, _error(str(exc), code="context_length_exceeded")
+                return 400, _error(str(exc))
+            finally:
+                self.llama.guard = None
+        response["model"] = body.get("model", self.settings.alias)
+        response["system_fingerprint"] = self.fingerprint
+        return 200, response
+
+
+def _cut_off(guard: Guard) -> dict[str, Any]:
+    """The reply of a generation stopped at its cap: no message and no call, as the API's ``length``."""
+    return {
+        "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": ""}}],
+        "usage": {
+            "prompt_tokens": guard.prompt_tokens or 0,
+            "completion_tokens": guard.sampled,
+            "total_tokens": (guard.prompt_tokens or 0) + guard.sampled,
+        },
+    }
+
+
+def _log(line: str) -> None:
+    """What the session's manager keeps of the server's last words (and tests read)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def _error(message: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _handler(model: ModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/v1/models":
+                self._send(200, {"object": "list", "data": [{"id": model.settings.alias, "object": "model"}]})
+            else:
+                self._send(404, _error(f"no such path: {self.path}"))
+
+        def do_POST(self) -> None:
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, _error(f"no such path: {self.path}"))
+                return
+            try:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            except ValueError as exc:
+                self._send(400, _error(f"the request is not JSON: {exc}"))
+                return
+            if not isinstance(body, dict):
+                self._send(400, _error("the request is not a JSON object"))
+                return
+            status, answer = model.complete(body, self.connection)
+            self._send(status, answer)
+
+        def _send(self, status: int, data: dict[str, Any]) -> None:
+            payload = json.dumps(data).encode("utf-8")
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except OSError:
+                pass  # the client hung up: nobody is left to answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pytest_granularity.agents.llama_server")
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--alias", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    settings = ServerSettings(args.model, args.alias, args.n_ctx, args.threads, args.max_tokens, args.timeout)
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", args.port), BaseHTTPRequestHandler)
+    except OSError as exc:
+        _log(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
+        return 2
+    try:
+        server.RequestHandlerClass = _handler(ModelServer(settings))
+    except (OSError, ValueError, RuntimeError) as exc:
+        _log(f"cannot load {args.model}: {exc}")
+        return 3
+    server.daemon_threads = True
+    print(json.dumps({"port": server.server_address[1]}), flush=True)
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
