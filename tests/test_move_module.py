@@ -141,7 +141,7 @@ def test_a_passing_suite_validates(tmp_path):
         ("from pkg import *\n", {"pkg/other.py": "from pkg.sub.user import *\n"}, "this file is star-imported further"),
         (
             "",
-            {"pkg/__init__.py": "from .a import *\nhelp = a.helper\n"},
+            {"pkg/__init__.py": "def help():\n    return a.helper()\n\n\nfrom .a import *\n"},
             "bound only as a side effect of importing the submodule",
         ),
         (
@@ -339,3 +339,56 @@ def test_refuses_a_reference_it_cannot_place(tmp_path, rel, text, words):
     assert outcome.failure_class == "precondition_mismatch"
     assert words in outcome.reason
     assert ws.files() == before
+
+
+def test_the_parent_keeps_the_name_its_import_bound_as_a_side_effect(tmp_path):
+    init = "from .a import *\nhelp = a.helper\n"
+    outcome, ws = moved(tmp_path, "", **{"pkg/__init__.py": init})
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/__init__.py").read_text() == (
+        "from pkg.sub.a2 import *\nfrom pkg.sub import a2 as a\nhelp = a.helper\n"
+    )
+
+
+def test_relative_imports_inside_a_moved_package_stay_relative(tmp_path):
+    files = {"pkg/inner/__init__.py": "from .core import run\n", "pkg/inner/core.py": "run = 1\n"}
+    outcome, ws = moved(tmp_path, "", source="pkg/inner", destination="pkg/sub/inner", **files)
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/sub/inner/__init__.py").read_text() == "from .core import run\n"
+
+
+def test_a_hook_that_mirrors_the_package_name_for_name_moves_the_mirror_too(tmp_path):
+    hook = (
+        "import sys\nfrom importlib import import_module\n\n\nclass Finder:\n"
+        "    def find_spec(self, fullname, path, target=None):\n"
+        "        package, dot, rest = fullname.partition('.')\n"
+        "        if package == 'mirror':\n"
+        "            return import_module(''.join(['pkg', dot, rest])).__spec__\n\n\n"
+        "sys.meta_path.append(Finder())\n"
+    )
+    extra = {
+        "mirror/__init__.py": "from . import hook\n",
+        "mirror/hook.py": hook,
+        "README.md": ">>> import mirror.a\n",
+    }
+    outcome, ws = moved(tmp_path, "import mirror.a\nx = mirror.a.helper\n", **extra)
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/sub/user.py").read_text() == "import mirror.sub.a2\nx = mirror.sub.a2.helper\n"
+    assert (ws.root / "README.md").read_text() == ">>> import mirror.sub.a2\n"
+
+
+def test_refuses_a_mirror_name_reached_as_an_attribute_the_hook_does_not_fill(tmp_path):
+    hook = (
+        "import sys\nfrom importlib import import_module\n\n\nclass Finder:\n"
+        "    def find_spec(self, fullname, path, target=None):\n"
+        "        package, dot, rest = fullname.partition('.')\n"
+        "        if package == 'mirror':\n"
+        "            return import_module(''.join(['pkg', dot, rest])).__spec__\n\n\n"
+        "sys.meta_path.append(Finder())\n"
+    )
+    files = {**BASE, "mirror/__init__.py": "from . import hook\n", "mirror/hook.py": hook}
+    ws = workspace(tmp_path, {**files, "pkg/sub/user.py": "import mirror\nx = mirror.a.helper\n"})
+    outcome = call(ws, "move_module", source="pkg/a.py", destination="pkg/sub/a2.py")
+    assert outcome.failure_class == "precondition_mismatch"
+    assert "reaches mirror.a as an attribute of mirror, which the import hook fills in only" in outcome.reason
+    assert not ws.changes()

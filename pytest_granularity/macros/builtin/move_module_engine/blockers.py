@@ -25,16 +25,44 @@ from pathlib import Path
 
 from pytest_granularity.modnames import absolute_module, import_name, import_package
 
-from . import references
-from .rewrite import Move, new_packages, project_modules, python_files, through_binding
+from . import hooks, references
+from .rewrite import (
+    Move,
+    new_packages,
+    project_modules,
+    python_files,
+    read_before_import,
+    reads_side_effect_name,
+    through_binding,
+)
 from .scope import Scope, dotted_chain, parse, read_loads, scope_of
-
-IMPORT_HOOKS = ("sys.meta_path", "sys.path_hooks")
 
 
 def blockers(root: Path, move: Move) -> list[str]:
-    """Every reference the rewrite cannot handle, found before anything is written."""
-    found = references.plan(root, move, new_packages(root, move)).refusals
+    """Every reference the rewrite cannot handle, found before anything is written (for the move, and
+    for the second move of each import hook that mirrors the package name for name)."""
+    second = mirrors(root, move)
+    found = references.plan(root, move, new_packages(root, move), second).refusals
+    found += _python_blockers(root, move, hooks_allowed=True)
+    for mirror in second:
+        found += [f for f in _python_blockers(root, mirror, hooks_allowed=False) if f not in found]
+    return found
+
+
+def mirrors(root: Path, move: Move) -> list[Move]:
+    """The second moves that mechanical import hooks make of the move (see ``hooks``)."""
+    found: list[Move] = []
+    for rel in python_files(root):
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        tree = parse(root / rel) if "meta_path" in text or "path_hooks" in text else None
+        mirror = hooks.mirror(root, tree, move) if tree and hooks.names_package(tree, move) else None
+        if mirror and mirror not in found:
+            found.append(mirror)
+    return found
+
+
+def _python_blockers(root: Path, move: Move, hooks_allowed: bool) -> list[str]:
+    found = []
     files = python_files(root)
     modules = project_modules(root, files)
     trees: dict[str, ast.Module] = {}
@@ -57,7 +85,7 @@ def blockers(root: Path, move: Move) -> list[str]:
     for rel, tree in trees.items():
         package = import_package(root, rel)
         scope = scope_of(tree, package, modules)
-        context = _File(root, rel, tree, package, scope, star_imported, parent_all)
+        context = _File(root, rel, tree, package, scope, star_imported, parent_all, hooks_allowed)
         found.extend(f"{rel}: {problem}" for problem in _problems(context, move))
     return found
 
@@ -73,6 +101,9 @@ class _File:
     scope: Scope
     star_imported: set[str | None]
     parent_all: list[str] | None
+    hooks_allowed: bool
+    """Whether an import hook naming the package is checked (False for a mirror's own move, whose
+    attribute uses are checked instead: the hook mirrors only direct submodules as attributes)."""
 
 
 def _problems(f: _File, move: Move) -> list[str]:
@@ -91,19 +122,24 @@ def _problems(f: _File, move: Move) -> list[str]:
         problems.append(
             f"reads the name {move.name}, bound only as a side effect of importing the submodule {move.old}"
         )
-    hooks = _import_hook_names(f.tree, move)
-    if hooks:
+    if f.hooks_allowed and hooks.names_package(f.tree, move) and hooks.mirror(f.root, f.tree, move) is None:
         problems.append(
-            f"installs an import hook ({hooks}) that builds module names of {move.old.partition('.')[0]} at run time"
+            f"installs an import hook ({', '.join(hooks.installs_hook(f.tree))}) "
+            f"that builds module names of {move.old.partition('.')[0]} at run time"
         )
     return problems
 
 
 def _reads_side_effect_name(f: _File, move: Move) -> bool:
-    """The parent's ``__init__`` reading ``mod`` that only ``import parent.mod`` bound (no import names it)."""
+    """The parent's ``__init__`` reading ``mod`` that only ``import parent.mod`` bound (no import names it),
+    before any top-level import of it (after one, the rewrite binds the name explicitly)."""
     if not f.rel.endswith("__init__.py") or import_name(f.root, f.rel) != move.parent:
         return False
-    return move.name in read_loads(f.tree) and move.name not in f.scope.modules and move.name not in f.scope.unsure
+    absolute = ast.parse(ast.unparse(f.tree))
+    for node in ast.walk(absolute):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            node.module, node.level = absolute_module(f.package, node.module, node.level), 0
+    return reads_side_effect_name(f.tree, f.scope, move) and read_before_import(absolute, move)
 
 
 def _star_problem(f: _File, move: Move) -> list[str]:
@@ -138,7 +174,25 @@ def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
             f"line {node.lineno} reaches {move.old} through {head} (module {f.scope.modules[head]}), "
             f"and its new place {move.new} is not inside that module"
         ]
+    if (
+        not f.hooks_allowed
+        and f.scope.resolve(dotted) == move.old
+        and f.scope.modules[head] != move.old
+        and move.new.rpartition(".")[0] != move.parent
+        and not _imports_plainly(f.tree, move.old)
+    ):
+        return [
+            f"line {node.lineno} reaches {move.old} as an attribute of {f.scope.modules[head]}, which the import "
+            f"hook fills in only for modules directly inside it, and {move.new} is not"
+        ]
     return []
+
+
+def _imports_plainly(tree: ast.Module, module: str) -> bool:
+    """Whether the file has ``import <module>`` (no alias), which binds it as an attribute of its parent."""
+    return any(
+        isinstance(n, ast.Import) and any(a.name == module and not a.asname for a in n.names) for n in ast.walk(tree)
+    )
 
 
 def _parent_all(root: Path, move: Move, files: list[str], modules: set[str]) -> list[str] | None:
@@ -170,20 +224,3 @@ def _parent_all(root: Path, move: Move, files: list[str], modules: set[str]) -> 
     if move.name in names and scope_of(tree, import_package(root, init), modules).modules.get(move.name) == move.old:
         names.remove(move.name)
     return names
-
-
-def _import_hook_names(tree: ast.Module, move: Move) -> str:
-    hooks = sorted(
-        {d for n in ast.walk(tree) if isinstance(n, ast.Attribute) and (d := dotted_chain(n)) in IMPORT_HOOKS}
-    )
-    if not hooks:
-        return ""
-    prefixes = {
-        n.value
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Constant)
-        and isinstance(n.value, str)
-        and n.value
-        and (move.old == n.value or move.old.startswith(n.value + "."))
-    }
-    return ", ".join(hooks) if prefixes else ""

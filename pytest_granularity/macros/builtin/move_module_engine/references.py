@@ -23,6 +23,7 @@ were: never edited.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -63,15 +64,16 @@ class TextPlan:
     refusals: list[str] = field(default_factory=list)
 
 
-def plan(root: Path, move: Move, created: list[str]) -> TextPlan:
+def plan(root: Path, move: Move, created: list[str], mirrors: Sequence[Move] = ()) -> TextPlan:
     """Every non-Python mention of the move's old name or path: edits for the structured ones, else refusals.
 
-    ``created`` are the packages (dotted names) the move creates.
+    ``created`` are the packages (dotted names) the move creates; ``mirrors`` the second moves of
+    import hooks that mirror the package (their names are rewritten in the same pass).
     """
     from pytest_granularity.workspace import iter_files
 
     result = TextPlan()
-    patterns = _patterns(move)
+    patterns = [p for m in (move, *mirrors) for p in _patterns(m)]
     for file in iter_files(root):
         rel = file.relative_to(root).as_posix()
         path = PurePosixPath(rel)
@@ -100,7 +102,7 @@ def apply(root: Path, text_plan: TextPlan) -> list[str]:
 
 def _patterns(move: Move) -> list[tuple[re.Pattern[str], str]]:
     """The whole-name patterns and their replacements: the dotted name (when it has a dot) and the path."""
-    patterns = [(re.compile(rf"(?<![\w/.-]){re.escape(move.old_path)}(?!\w)"), move.new_path)]
+    patterns = [(re.compile(rf"(?<![\w/.-]){re.escape(move.old_path)}(?!\w)"), move.new_path)] if move.old_path else []
     if "." in move.old:
         patterns.insert(0, (re.compile(rf"(?<![\w.]){re.escape(move.old)}(?!\w)"), move.new))
     return patterns

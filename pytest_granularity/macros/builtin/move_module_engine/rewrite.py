@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -28,9 +29,9 @@ from libcst.helpers import (
     get_full_name_for_node,
 )
 
-from pytest_granularity.modnames import import_name, import_package
+from pytest_granularity.modnames import absolute_module, import_name, import_package
 
-from .scope import Scope, scope_of
+from .scope import Scope, read_loads, scope_of
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ def project_modules(root: Path, files: list[str]) -> set[str]:
     return {import_name(root, rel) for rel in files}
 
 
-def apply(root: Path, move: Move) -> list[str]:
-    """Move the files, add missing ``__init__.py`` files, rewrite references; returns rewritten files."""
+def apply(root: Path, move: Move, mirrors: Sequence[Move] = ()) -> list[str]:
+    """Move the files, add missing ``__init__.py`` files, rewrite references (to the moved module and to
+    each mirror name an import hook gives it); returns rewritten files."""
     files = python_files(root)
     modules = project_modules(root, files)
     old, new = root / move.old_path, root / move.new_path
@@ -89,7 +91,11 @@ def apply(root: Path, move: Move) -> list[str]:
         source = (root / rel).read_text(encoding="utf-8")
         if moved_from is None and move.name not in source:
             continue
-        result = _rewrite(source, import_package(root, moved_from or rel), move, moved_from is not None, modules)
+        package = import_package(root, moved_from or rel)
+        init = rel.endswith("__init__.py") and import_name(root, rel) == move.parent
+        result = _rewrite(source, package, move, moved_from is not None, modules, init)
+        for mirror in mirrors:
+            result = _rewrite(result, package, mirror, False, modules)
         if result != source:
             (root / rel).write_text(result, encoding="utf-8")
             rewritten.append(rel)
@@ -122,9 +128,54 @@ def _old_location(rel: str, move: Move) -> str | None:
     return None
 
 
-def _rewrite(source: str, package: str, move: Move, inside: bool, modules: set[str]) -> str:
-    scope = scope_of(ast.parse(source), package, modules)
-    return cst.parse_module(source).visit(_Rewriter(move, package, inside, scope)).code
+def _rewrite(source: str, package: str, move: Move, inside: bool, modules: set[str], init: bool = False) -> str:
+    tree = ast.parse(source)
+    scope = scope_of(tree, package, modules)
+    code = cst.parse_module(source).visit(_Rewriter(move, package, inside, scope)).code
+    return _bind_name(code, move) if init and reads_side_effect_name(tree, scope, move) else code
+
+
+def reads_side_effect_name(tree: ast.Module, scope: Scope, move: Move) -> bool:
+    """The parent's ``__init__`` (``tree``) reads ``mod``, bound only by importing ``parent.mod`` (no import of it)."""
+    return move.name in read_loads(tree) and move.name not in scope.modules and move.name not in scope.unsure
+
+
+def read_before_import(tree: ast.Module, move: Move) -> bool:
+    """Whether the module's name is read before (or without) a top-level statement of ``tree`` importing it."""
+    for statement in tree.body:
+        if move.name in read_loads(statement):
+            return True
+        if _imports(statement, move.old):
+            return False
+    return True
+
+
+def _imports(statement: ast.stmt, module: str) -> bool:
+    """Whether a top-level statement (relative imports resolved already, or absolute) imports ``module``."""
+    inside = (module, module + ".")
+    if isinstance(statement, ast.Import):
+        return any(a.name == module or a.name.startswith(inside[1]) for a in statement.names)
+    return (
+        isinstance(statement, ast.ImportFrom)
+        and bool(statement.module)
+        and statement.level == 0
+        and (statement.module == module or str(statement.module).startswith(inside[1]))
+    )
+
+
+def _bind_name(code: str, move: Move) -> str:
+    """After the parent's first import of the moved module, bind its old name explicitly, as the import system
+    did as a side effect (the rewritten import no longer binds it)."""
+    module = cst.parse_module(code)
+    body = list(module.body)
+    parent, _, name = move.new.rpartition(".")
+    alias = "" if name == move.name else f" as {move.name}"
+    for index, statement in enumerate(body):
+        parsed = ast.parse(module.code_for_node(statement)).body
+        if parsed and _imports(parsed[0], move.new):
+            body.insert(index + 1, cst.parse_statement(f"from {parent} import {name}{alias}\n"))
+            return module.with_changes(body=body).code
+    return code
 
 
 _ENTRY_POINT = re.compile(r"^(\s*[\w.-]+\s*=\s*)?([\w.]+)(\s*:\s*[\w.]+(?:\s*\[[\w,\s-]*\])?\s*)$")
@@ -219,7 +270,7 @@ class _Rewriter(cst.CSTTransformer):
         else:
             assert node.module is not None, "only a relative import may name no module"
             absolute = get_full_name_for_node(node.module)
-        if absolute is None:
+        if absolute is None or self._stays_inside(node):
             return [node]
         mapped = self.move.map(absolute)
         if mapped:
@@ -244,6 +295,15 @@ class _Rewriter(cst.CSTTransformer):
                 )
             )
         return statements
+
+    def _stays_inside(self, node: cst.ImportFrom) -> bool:
+        """A relative import between two files of a moved package: it means the same after the move, so it
+        stays as written (made absolute, a copy of the package executed under another name, as an import
+        hook may do, would import the original's modules instead of its own)."""
+        if not (self.inside and node.relative):
+            return False
+        base = absolute_module(self.package, None, len(node.relative))
+        return self.move.map(base) is not None
 
     def _outside(self, node: cst.ImportFrom, absolute: str) -> cst.ImportFrom:
         """A moved file's relative import of something outside the moved unit must become absolute."""

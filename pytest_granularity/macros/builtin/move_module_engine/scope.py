@@ -81,7 +81,7 @@ def dotted_chain(node: ast.expr) -> str | None:
     return None
 
 
-def read_loads(tree: ast.Module) -> set[str]:
+def read_loads(tree: ast.AST) -> set[str]:
     """Every name the file reads."""
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
