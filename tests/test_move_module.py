@@ -357,18 +357,21 @@ def test_relative_imports_inside_a_moved_package_stay_relative(tmp_path):
     assert (ws.root / "pkg/sub/inner/__init__.py").read_text() == "from .core import run\n"
 
 
+MIRROR_HOOK = (
+    "import sys\nfrom importlib import import_module\n\n\nclass Finder:\n"
+    "    def find_spec(self, fullname, path, target=None):\n"
+    "        package, dot, rest = fullname.partition('.')\n"
+    "        if package == 'mirror':\n"
+    "            return import_module(''.join(['pkg', dot, rest])).__spec__\n\n\n"
+    "sys.meta_path.append(Finder())\n"
+)
+"""An import hook serving ``mirror.X`` as ``pkg.X``, built the way toolz builds ``tlz``."""
+
+
 def test_a_hook_that_mirrors_the_package_name_for_name_moves_the_mirror_too(tmp_path):
-    hook = (
-        "import sys\nfrom importlib import import_module\n\n\nclass Finder:\n"
-        "    def find_spec(self, fullname, path, target=None):\n"
-        "        package, dot, rest = fullname.partition('.')\n"
-        "        if package == 'mirror':\n"
-        "            return import_module(''.join(['pkg', dot, rest])).__spec__\n\n\n"
-        "sys.meta_path.append(Finder())\n"
-    )
     extra = {
         "mirror/__init__.py": "from . import hook\n",
-        "mirror/hook.py": hook,
+        "mirror/hook.py": MIRROR_HOOK,
         "README.md": ">>> import mirror.a\n",
     }
     outcome, ws = moved(tmp_path, "import mirror.a\nx = mirror.a.helper\n", **extra)
@@ -378,15 +381,7 @@ def test_a_hook_that_mirrors_the_package_name_for_name_moves_the_mirror_too(tmp_
 
 
 def test_refuses_a_mirror_name_reached_as_an_attribute_the_hook_does_not_fill(tmp_path):
-    hook = (
-        "import sys\nfrom importlib import import_module\n\n\nclass Finder:\n"
-        "    def find_spec(self, fullname, path, target=None):\n"
-        "        package, dot, rest = fullname.partition('.')\n"
-        "        if package == 'mirror':\n"
-        "            return import_module(''.join(['pkg', dot, rest])).__spec__\n\n\n"
-        "sys.meta_path.append(Finder())\n"
-    )
-    files = {**BASE, "mirror/__init__.py": "from . import hook\n", "mirror/hook.py": hook}
+    files = {**BASE, "mirror/__init__.py": "from . import hook\n", "mirror/hook.py": MIRROR_HOOK}
     ws = workspace(tmp_path, {**files, "pkg/sub/user.py": "import mirror\nx = mirror.a.helper\n"})
     outcome = call(ws, "move_module", source="pkg/a.py", destination="pkg/sub/a2.py")
     assert outcome.failure_class == "precondition_mismatch"
