@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 from pathlib import Path
@@ -15,6 +16,8 @@ from pytest_granularity.sandbox import probe
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 SANDBOX_PROBLEM = probe()
+REQUIRE_DEPENDENCIES = os.environ.get("GRANULARITY_REQUIRE_DEPENDENCIES") == "1"
+"""Set by .ci/run, which installs every dependency a test can skip for: there a skip is a failure."""
 needs_bwrap = pytest.mark.skipif(
     SANDBOX_PROBLEM is not None, reason=f"bubblewrap cannot sandbox here: {SANDBOX_PROBLEM}"
 )
@@ -51,3 +54,24 @@ def fix_add(data_copy: Path):
     from pytest_granularity.tasks import load_task
 
     return load_task(data_copy / "tasks" / "fix-add")
+
+
+def _no_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if REQUIRE_DEPENDENCIES and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped, but CI installs every dependency (GRANULARITY_REQUIRE_DEPENDENCIES=1): {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    _no_skip(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):
+    report = yield
+    _no_skip(report)
+    return report

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import REPO
 
-ZIZMOR = shutil.which("zizmor")
+ZIZMOR = shutil.which("zizmor") or shutil.which("zizmor", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(ZIZMOR is None, reason="zizmor is not installed (pip install -e '.[test]')")
 WORKFLOW_BLOCK = re.compile(r"```yaml\n(name: granularity\n.*?)```", re.S)
 
