@@ -319,18 +319,13 @@ def test_an_explicit_package_list_gets_the_packages_the_move_creates(tmp_path):
     ("rel", "text", "words"),
     [
         (
-            "pyproject.toml",
-            '[tool.setuptools]\npackages = ["pkg", "pkg.sub"]\n',
-            "pyproject.toml lists packages explicitly",
-        ),
-        (
             "docs/guide.rst",
             "The helpers live in ``pkg.a``.\n\n.. automodule:: pkg.a\n",
             "docs/guide.rst (not Python) refers to pkg.a",
         ),
         ("deploy.yaml", "module: pkg.a\n", "deploy.yaml:1 names pkg.a in a file move_module does not rewrite"),
     ],
-    ids=["one-line-package-list", "running-prose", "configuration-file"],
+    ids=["running-prose", "configuration-file"],
 )
 def test_refuses_a_reference_it_cannot_place(tmp_path, rel, text, words):
     ws = workspace(tmp_path, {**BASE, rel: text})
