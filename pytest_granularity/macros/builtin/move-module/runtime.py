@@ -40,8 +40,9 @@ def preconditions(ctx: MacroContext) -> list[str]:
 
 def run(ctx: MacroContext) -> str:
     move = _move(ctx)
-    text_plan = references.plan(ctx.root, move, rewrite.new_packages(ctx.root, move))
-    rewritten = rewrite.apply(ctx.root, move)
+    mirrors = blockers.mirrors(ctx.root, move)
+    text_plan = references.plan(ctx.root, move, rewrite.new_packages(ctx.root, move), mirrors)
+    rewritten = rewrite.apply(ctx.root, move, mirrors)
     references.apply(ctx.root, text_plan)
     summary = (
         f"moved {move.old} to {move.new}; "
