@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import re
 import shutil
 import statistics
@@ -27,6 +28,7 @@ import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 from corpus_calls import Call, derive
@@ -58,16 +60,20 @@ class Result:
 
 @dataclass(frozen=True)
 class TimedContext(MacroContext):
-    """A macro context that keeps how long its test runs took, so a call's time is the macro's own."""
+    """A macro context that adds up how long its test runs took, so a call's time is the macro's own.
 
-    test_seconds: list[float] = field(default_factory=list)
+    The total lives in shared memory: a macro's parts may run in a forked child process.
+    """
+
+    test_seconds: Synchronized[float] = field(default_factory=lambda: multiprocessing.Value("d", 0.0))
 
     def run_tests(self, paths: list[str] | None = None) -> PytestRun:
         started = time.monotonic()
         try:
             return super().run_tests(paths)
         finally:
-            self.test_seconds.append(time.monotonic() - started)
+            with self.test_seconds.get_lock():
+                self.test_seconds.value += time.monotonic() - started
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,7 +130,7 @@ def _by_macro(call: Call, workspace: Workspace, tests: tuple[str, ...]) -> tuple
     assert macro is not None
     ctx = TimedContext(workspace, dict(call.args), tests, TEST_TIMEOUT)
     outcome = invoke(macro, ctx)
-    seconds = outcome.seconds - sum(ctx.test_seconds)
+    seconds = outcome.seconds - ctx.test_seconds.value
     if outcome.ok:
         return (*_judged(workspace.root, tests, outcome.reason), seconds)
     if outcome.failure_class == "precondition_mismatch" and not workspace.changes():
