@@ -9,6 +9,7 @@ a page, click like a person and take a screenshot, with nothing but the OS's Chr
 from __future__ import annotations
 
 import base64
+import dataclasses
 import fcntl
 import json
 import os
@@ -17,7 +18,10 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_granularity.result import RunResult
 
 FLAGS = (
     "--headless",
@@ -35,6 +39,9 @@ NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"
 # Debian's /usr/bin/chromium is a shell launcher that loses the pipe's descriptors: use the binary.
 BINARIES = ("/usr/lib/chromium/chromium",)
 TIMEOUT = 60.0
+FIRST_FRAME = "new Promise(done => requestAnimationFrame(() => setTimeout(() => done(performance.now()), 0)))"
+"""Milliseconds from navigation start to the first frame after the load event: the summary and the run rows
+the page lists laid out and painted, the page usable."""
 
 
 def find_chromium() -> str | None:
@@ -157,6 +164,11 @@ class Chromium:
                 return message
             self.events.append(message)
 
+    def requests(self) -> list[str]:
+        """The URLs the page asked for since it was opened (``Network.enable`` first): its file, data URIs, and
+        anything it tried to fetch."""
+        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+
     def open(self, path: Path) -> None:
         self.events.clear()
         self.call("Page.navigate", {"url": path.resolve().as_uri()})
@@ -215,3 +227,14 @@ class Chromium:
         return [e["params"]["entry"]["text"] for e in self.events if e.get("method") == "Log.entryAdded"] + [
             json.dumps(e["params"]) for e in self.events if e.get("method") == "Runtime.exceptionThrown"
         ]
+
+
+def replicate(records: list[RunResult], count: int) -> list[RunResult]:
+    """``count`` runs made of copies of ``records``, each copy's task and texts its own (nothing shared between
+    copies, so the page is as large as ``count`` distinct runs would make it)."""
+    copies = []
+    for index in range(count):
+        record, copy = records[index % len(records)], index // len(records)
+        transcript = [{**m, "content": f"{m.get('content') or ''} [copy {copy}]"} for m in record.transcript]
+        copies.append(dataclasses.replace(record, task=f"{record.task}~{copy}", transcript=transcript))
+    return copies

@@ -120,8 +120,14 @@ def parse(page: str) -> Scripts:
 
 
 def payload(page: str) -> dict:
-    data = next(text for attrs, text in parse(page).scripts if attrs.get("type") == "application/json")
-    return json.loads(data)
+    """The page's data, each run with its details (kept in a block of its own) and the shared texts."""
+    blocks = {
+        attrs["id"]: json.loads(text) for attrs, text in parse(page).scripts if attrs.get("type") == "application/json"
+    }
+    data = blocks["granularity-data"]
+    data["shared"] = blocks["granularity-shared"]
+    data["runs"] = [{**run, **blocks[f"run-details-{index}"]} for index, run in enumerate(data["runs"])]
+    return data
 
 
 def test_every_run_is_in_the_page_failures_first():
@@ -147,21 +153,24 @@ def test_the_page_needs_no_network_and_shows_the_summary_and_plot():
 def test_nothing_a_run_wrote_can_run_script():
     page = render_html(RUNS)
     parsed = parse(page)
-    # only two script elements: the JSON data block and the page's own code
-    assert [attrs.get("type") for attrs, _ in parsed.scripts] == ["application/json", None]
+    # JSON data blocks only (the table, the shared texts, each run's details), then the page's own code
+    assert [attrs.get("type") for attrs, _ in parsed.scripts] == ["application/json"] * (2 + len(RUNS)) + [None]
     assert parsed.handlers == []
     assert "<script>window" not in page and "<svg onload" not in page and "<img src=x" not in page
-    # the data block cannot be closed early: '<' inside it is escaped
-    assert "</script>" not in parsed.scripts[0][1] and "\\u003c" in parsed.scripts[0][1]
+    # no data block can be closed early: '<' inside them is escaped
+    blocks = [text for _, text in parsed.scripts[:-1]]
+    assert (
+        all("</script>" not in block for block in blocks) and "\\u003c" in blocks[1] + blocks[3]
+    )  # the shared texts, the hostile run's details
     # the page's script never parses text as HTML
-    code = parsed.scripts[1][1]
+    code = parsed.scripts[-1][1]
     assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function", code)
 
 
 def test_the_policy_allows_only_the_pages_own_script_and_style():
     page = render_html(RUNS)
     policy = html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1))
-    code = parse(page).scripts[1][1]
+    code = parse(page).scripts[-1][1]
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
 
     def digest(text):

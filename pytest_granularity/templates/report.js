@@ -4,14 +4,22 @@
   // form control's value), never parsed as HTML.
   var data = JSON.parse(document.getElementById("granularity-data").textContent);
   var runs = data.runs;
-  var shared = data.shared;
+  var shared = null;
   var FILTERS = data.filter_fields;
   var FOLD_LINES = 12;
   var FOLD_CHARS = 1200;
 
   // a long text that several runs repeat is stored once: "\u0000<index>" points into data.shared
   function text(value) {
-    return typeof value === "string" && value.charAt(0) === "\u0000" ? shared[Number(value.slice(1))] : value;
+    if (typeof value !== "string" || value.charAt(0) !== "\u0000") return value;
+    if (shared === null) shared = JSON.parse(document.getElementById("granularity-shared").textContent);
+    return shared[Number(value.slice(1))];
+  }
+
+  // a run with its heavy fields (transcript, diff, verifier output), read from its own block when first opened
+  function fullRun(index) {
+    var extra = JSON.parse(document.getElementById("run-details-" + index).textContent);
+    return Object.assign({}, runs[index], extra);
   }
 
   function el(tag, className) {
@@ -200,6 +208,11 @@
   var tbody = document.getElementById("runs-body");
   var columns = data.run_columns;
   var rows = [];
+  // At most PAGE rows are on the page at once (failures come first), and "show more" adds the next
+  // PAGE: a table of thousands of rows is slow to lay out each time a run opens. A row is built the
+  // first time it is shown, and kept (with its opened details) when filters hide it.
+  var PAGE = 500;
+  var limit = PAGE;
 
   function cell(run, column) {
     var value = run[column];
@@ -214,7 +227,7 @@
     if (!detailRow) {
       var td = el("td");
       td.colSpan = columns.length;
-      td.appendChild(details(runs[row.runIndex]));
+      td.appendChild(details(fullRun(row.runIndex)));
       detailRow = el("tr", "details", td);
       row.after(detailRow);
       row.detailRow = detailRow;
@@ -225,19 +238,21 @@
     row.setAttribute("aria-expanded", String(!detailRow.hidden));
   }
 
-  var fragment = document.createDocumentFragment();
-  runs.forEach(function (run, index) {
+  function rowFor(index) {
+    if (rows[index]) return rows[index];
+    var run = runs[index];
     var row = el("tr", "run");
     row.runIndex = index;
     row.tabIndex = 0;
     row.dataset.runId = run.id;
     row.setAttribute("aria-expanded", "false");
     columns.forEach(function (column) { row.appendChild(cell(run, column)); });
-    rows.push(row);
-    fragment.appendChild(row);
-  });
-  tbody.appendChild(fragment);
+    rows[index] = row;
+    return row;
+  }
+
   tbody.addEventListener("click", function (event) {
+    if (event.target.closest("button.more")) { limit += PAGE; applyFilters(); return; }
     var row = event.target.closest("tr.run");
     if (row) toggle(row);
   });
@@ -262,18 +277,28 @@
     var wanted = {};
     FILTERS.forEach(function (name) { wanted[name] = document.getElementById("filter-" + name).value; });
     var needle = document.getElementById("filter-task").value.trim().toLowerCase();
-    var shown = 0;
-    rows.forEach(function (row) {
-      var run = runs[row.runIndex];
-      var visible = FILTERS.every(function (name) { return !wanted[name] || run[name] === wanted[name]; }) &&
-        (!needle || run.task.toLowerCase().indexOf(needle) >= 0);
-      row.hidden = !visible;
-      if (row.detailRow) row.detailRow.hidden = !visible || !row.classList.contains("open");
-      shown += visible ? 1 : 0;
+    var matching = [];
+    runs.forEach(function (run, index) {
+      if (FILTERS.every(function (name) { return !wanted[name] || run[name] === wanted[name]; }) &&
+        (!needle || run.task.toLowerCase().indexOf(needle) >= 0)) matching.push(index);
     });
-    document.getElementById("shown").textContent = "(showing " + shown + " of " + runs.length + ")";
+    var fragment = document.createDocumentFragment();
+    matching.slice(0, limit).forEach(function (index) {
+      var row = rowFor(index);
+      fragment.appendChild(row);
+      if (row.detailRow) fragment.appendChild(row.detailRow);
+    });
+    if (matching.length > limit) {
+      var more = el("td", "more", el("button", "more", "show " + Math.min(PAGE, matching.length - limit) + " more"));
+      more.colSpan = columns.length;
+      fragment.appendChild(el("tr", "more", more));
+    }
+    tbody.replaceChildren(fragment);
+    var listed = Math.min(limit, matching.length);
+    document.getElementById("shown").textContent = "(showing " + matching.length + " of " + runs.length + ")" +
+      (listed < matching.length ? ", the first " + listed + " listed" : "");
   }
-  form.addEventListener("input", applyFilters);
+  form.addEventListener("input", function () { limit = PAGE; applyFilters(); });
   form.addEventListener("submit", function (event) { event.preventDefault(); });
   applyFilters();
 
@@ -281,11 +306,11 @@
   var match = /^#run=(.*)$/.exec(window.location.hash);
   if (match) {
     var wantedId = decodeURIComponent(match[1]);
-    rows.some(function (row) {
-      if (runs[row.runIndex].id !== wantedId) return false;
-      toggle(row);
-      row.scrollIntoView();
-      return true;
-    });
+    var index = runs.findIndex(function (run) { return run.id === wantedId; });
+    if (index >= 0) {
+      if (!rows[index] || !rows[index].isConnected) { document.getElementById("filter-task").value = runs[index].task; applyFilters(); }
+      toggle(rows[index]);
+      rows[index].scrollIntoView();
+    }
   }
 })();
