@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--package", action="append", help="only these packages (repeatable)")
     parser.add_argument("--json", type=Path, help="write every call's result here")
     parser.add_argument("--no-rope", action="store_true", help="skip running rope on the move_module calls")
+    parser.add_argument(
+        "--rope-from", type=Path, help="rope's results from an earlier run's --json (they do not depend on the macros)"
+    )
     options = parser.parse_args(argv)
     packages = [p for p in CORPUS if not options.package or p.name in options.package]
     trees = {p.name: fetch(p, options.cache) for p in packages}
@@ -92,8 +95,12 @@ def main(argv: list[str] | None = None) -> int:
         suites = dict(zip(trees, pool.map(suite_args, packages, trees.values())))
         calls = [c for p in packages for c in derive(p.name, trees[p.name], options.moves, options.others)]
         jobs = [(c, "macro") for c in calls]
-        jobs += [] if options.no_rope else [(c, "rope") for c in calls if c.macro == "move_module"]
+        jobs += [] if options.no_rope or options.rope_from else [(c, "rope") for c in calls if c.macro == "move_module"]
         results = list(pool.map(run_call, *zip(*[(c, tool, trees[c.package], suites[c.package]) for c, tool in jobs])))
+    if options.rope_from:
+        labels = {c.label for c in calls}
+        earlier = [Result(**r) for r in json.loads(options.rope_from.read_text())]
+        results += [r for r in earlier if r.tool == "rope" and r.call in labels]
     if options.json:
         options.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
     print(report(packages, suites, results))
