@@ -4,7 +4,7 @@ Its one-shot CLI (``mcp-inspector --cli``) starts the server for each call, so i
 its connection CLI from the same package (``mcpdo``) keeps one server running across commands,
 so it drives a whole task: start it, call a macro that does not fit, see it fail and the tools
 switch to micro ones, edit, finish, and the verifier accept. Every step is asserted on the JSON
-the inspector prints. The inspector's daemon is a private one, and its home is the test's folder.
+the inspector prints. The inspector's daemon is a private one, and its home a temporary folder of the test's.
 
 ``.ci/run`` installs the inspector (``npm install -g --prefix .venv``, so it lands in the
 virtualenv's ``bin``); where node or the inspector is missing, the test skips saying which.
@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -108,12 +109,13 @@ def repo(fix_add, tmp_path) -> Path:
 
 
 @pytest.fixture
-def inspector(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    client = Inspector(home)
-    yield client
-    client.run(MCPDO, "daemon", "stop")
+def inspector():
+    """The inspector with a home of its own, short enough for its daemon's socket path (at most 107 bytes,
+    which a pytest-xdist tmp_path can pass), removed at the end with the daemon stopped."""
+    with tempfile.TemporaryDirectory(prefix="granularity-inspector-") as home:
+        client = Inspector(Path(home))
+        yield client
+        client.run(MCPDO, "daemon", "stop")
 
 
 def serve(repo: Path, *options: str) -> list[str]:
