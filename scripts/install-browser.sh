@@ -1,6 +1,7 @@
 #!/usr/bin/env sh
 # Install Chromium from the OS packages, for tests/test_html_browser.py and scripts/measure_html.py.
-# Without it the browser test skips. GitHub's Ubuntu runners already have google-chrome.
+# Without it the browser tests skip, except under .ci/run, which runs this first and fails on any skip.
+# GitHub's Ubuntu runners already have google-chrome.
 set -eu
 if [ -x /usr/lib/chromium/chromium ] || command -v chromium >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; then
   echo "a Chromium is already installed"
