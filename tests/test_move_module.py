@@ -150,6 +150,11 @@ def test_a_passing_suite_validates(tmp_path):
             "installs an import hook (sys.meta_path)",
         ),
         ('name = "a"\nx = f"pkg.a.{name}"\n', {}, "f-string"),
+        (
+            "import re\np = re.compile(r'<pkg\\.a\\.Thing object')\n",
+            {},
+            "spells pkg.a escaped for a regular expression",
+        ),
         ("", {"pkg/sub/a2.py": "exists = True\n"}, "already exists"),
     ],
     ids=[
@@ -162,6 +167,7 @@ def test_a_passing_suite_validates(tmp_path):
         "parent-reads-side-effect-name",
         "import-hook",
         "f-string",
+        "regular-expression",
         "target-exists",
     ],
 )

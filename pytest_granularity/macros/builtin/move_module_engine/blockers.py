@@ -20,6 +20,7 @@ counted):
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +115,10 @@ def _problems(f: _File, move: Move) -> list[str]:
                 problems.extend(_star_problem(f, move))
         elif isinstance(node, ast.Attribute):
             problems.extend(_attribute_problem(f, node, move))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _spells_escaped(node.value, move):
+            problems.append(
+                f"line {node.lineno} spells {move.old} escaped for a regular expression, which is not rewritten"
+            )
         elif isinstance(node, ast.JoinedStr) and any(
             isinstance(v, ast.Constant) and move.old in str(v.value) for v in node.values
         ):
@@ -128,6 +133,12 @@ def _problems(f: _File, move: Move) -> list[str]:
             f"that builds module names of {move.old.partition('.')[0]} at run time"
         )
     return problems
+
+
+def _spells_escaped(value: str, move: Move) -> bool:
+    """Whether a string holds the dotted name as ``re.escape`` writes it (``pkg\\.a``), as a test's expected
+    message may (the move changes what such a pattern must match, and only whole dotted strings are rewritten)."""
+    return "." in move.old and re.search(rf"(?<![\w\\]){re.escape(re.escape(move.old))}(?!\w)", value) is not None
 
 
 def _reads_side_effect_name(f: _File, move: Move) -> bool:
