@@ -56,3 +56,17 @@ def test_refusal_reasons_are_counted_by_kind():
         "a non-Python file names the module (README.md)",
         "the parent's __init__ reads its name, bound only by importing it",
     ]
+
+
+def test_the_side_by_side_table_counts_each_tool_on_the_same_moves():
+    from corpus_packages import Package
+    from macro_corpus import Result, side_by_side
+
+    def result(tool, verdict, seconds):
+        return Result("lib move_module x", "lib", "move_module", "k", verdict, "", tool, seconds)
+
+    results = [result("macro", "correct", 1.0), result("macro", "refused", 3.0), result("rope", "defect", 2.0)]
+    results.append(result("rope", "correct", 4.0))
+    rows = side_by_side([Package("lib", "1.0", "style")], results).splitlines()
+    assert rows[2] == "| lib | 2 | 1 / 1 | 1 / 0 | 0 / 1 | 2.00 / 3.00 |"
+    assert rows[3] == "| **all** | 2 | 1 / 1 | 1 / 0 | 0 / 1 | 2.00 / 3.00 |"
