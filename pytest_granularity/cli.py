@@ -180,7 +180,16 @@ def _train(args: argparse.Namespace) -> int:
     except ImportError:
         print("granularity train needs scikit-learn: pip install 'pytest-granularity[train]'", file=sys.stderr)
         return 2
-    runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
+    from .schemas import DefinitionError
+
+    try:
+        _check_outputs(("-o", args.output), *(() if args.runs else (("--save-runs", args.save_runs),)))
+        if not find_task_files([args.tasks]):
+            raise ValueError(f"--tasks: no {args.tasks}/**/task.yaml found")
+        runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
+    except (DefinitionError, ValueError) as exc:
+        print(f"granularity train: {exc}", file=sys.stderr)
+        return 2
     if not args.runs:
         training.write_runs(args.save_runs, runs)
         print(f"runs kept in {args.save_runs}")
@@ -188,6 +197,7 @@ def _train(args: argparse.Namespace) -> int:
     infos = training.task_infos(args.tasks)
     router = training.fit_router(indexed, infos, infos)
     evaluation = {scheme: training.evaluate(indexed, infos, scheme) for scheme in ("family", "kfold")}
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(training.router_document(router, indexed, infos, evaluation))
     print(
         f"wrote {args.output}: mode tree of {len(router.mode.feature)} nodes, "
@@ -198,6 +208,19 @@ def _train(args: argparse.Namespace) -> int:
 
     print("\nbeside the paper (ratios):\n" + comparison(evaluation))
     return 0
+
+
+def _check_outputs(*outputs: tuple[str, Path | None]) -> None:
+    """Every file a command will write can be written: checked before any work, so none is lost."""
+    from .output_paths import output_problem
+
+    for option, path in outputs:
+        companions = (
+            [path.with_suffix(".jsonl")] if option in ("-o", "--output") and path and path.suffix == ".json" else []
+        )
+        problem = output_problem(path, companions) if path is not None else None
+        if problem:
+            raise ValueError(f"{option}: {problem}")
 
 
 def _explain(path: Path, router_path: Path) -> int:
@@ -401,8 +424,12 @@ def _report(args: argparse.Namespace) -> int:
     from .metrics import epoch_summaries, summarize
     from .plot import write_plot
     from .report import read_records, render_report, update_markdown
+    from .schemas import DefinitionError, read_text
 
     try:
+        _check_outputs(("--plot", args.plot), ("--html", args.html))
+        if args.update is not None:
+            read_text(args.update)  # the file to update must exist and be text, before any work
         records = read_records(args.path)
         if args.update is not None:
             update_markdown(args.update, summarize(records))
@@ -412,7 +439,7 @@ def _report(args: argparse.Namespace) -> int:
             from .html_report import write_html
 
             print(f"html: {write_html(args.html, records)}", file=sys.stderr)
-    except (OSError, ValueError) as exc:
+    except (DefinitionError, OSError, ValueError) as exc:
         print(f"granularity report: {exc}", file=sys.stderr)
         return 2
     print(render_report(records, markdown=args.markdown, verbose=args.verbose))
@@ -421,10 +448,12 @@ def _report(args: argparse.Namespace) -> int:
 
 def _merge(reports: list[Path], output: Path) -> int:
     from .report import merged_records, write_report
+    from .schemas import DefinitionError
 
     try:
+        _check_outputs(("-o", output))
         records = merged_records(reports)
-    except (OSError, ValueError) as exc:
+    except (DefinitionError, OSError, ValueError) as exc:
         print(f"granularity merge: {exc}", file=sys.stderr)
         return 2
     summary, runs = write_report(output, records)

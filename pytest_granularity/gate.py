@@ -23,7 +23,7 @@ from statistics import fmean
 from . import __version__
 from .epoch_gate import Cell, judge
 from .result import RunResult
-from .schemas import first_error, packaged_schema
+from .schemas import DefinitionError, first_error, packaged_schema, parse_json
 
 SCHEMA_VERSION = 1
 DEFAULT_BASELINE = Path(".granularity/baseline.json")
@@ -104,12 +104,12 @@ class Baseline:
         return json.dumps(document, indent=1, sort_keys=True) + "\n"
 
     @classmethod
-    def parse(cls, text: str, source: str) -> Baseline:
+    def parse(cls, text: str | bytes, source: str) -> Baseline:
         """A baseline from its JSON text, validated against ``schemas/baseline.schema.json``."""
         try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise BaselineError(f"{source}: not a pytest-granularity baseline: not JSON ({exc})") from None
+            data = parse_json(text, Path(source))
+        except DefinitionError as exc:
+            raise BaselineError(f"{source}: not a pytest-granularity baseline: {exc.message}") from None
         if isinstance(data, dict) and data.get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
             raise BaselineError(f"{source}: field 'schema_version': {data['schema_version']!r} is not {SCHEMA_VERSION}")
         error = first_error(packaged_schema("baseline.schema.json"), data)
@@ -130,9 +130,10 @@ def load_baseline(spec: str, root: Path) -> Baseline:
         return Baseline.parse(_read_from_git(root, ref, in_repo, spec), spec)
     path = Path(spec) if Path(spec).is_absolute() else root / spec
     try:
-        return Baseline.parse(path.read_text(encoding="utf-8"), spec)
+        data = path.read_bytes()
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read the baseline: {exc.strerror}") from None
+    return Baseline.parse(data, spec)
 
 
 def _read_from_git(root: Path, ref: str, path: str, spec: str) -> str:

@@ -34,6 +34,7 @@ from .model_summary import HEADERS as MODEL_HEADERS
 from .model_summary import fingerprints, model_runs
 from .model_summary import rows as model_rows
 from .result import PROVIDER, RunResult
+from .schemas import DefinitionError, check, first_error, packaged_schema, parse_json, read_json, read_text
 
 SCHEMA_VERSION = 2
 MARK_START = "<!-- granularity:table -->"
@@ -278,23 +279,63 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
 
 
 def read_records(path: Path) -> list[RunResult]:
-    """The run records of a saved report (``out.json`` or its ``out.jsonl``), or of an MCP audit log."""
-    if is_audit_log(path):
+    """The run records of a saved report (``out.json`` or its ``out.jsonl``), or of an MCP audit log.
+
+    Both files are validated against their schemas before use; a bad one is one
+    :class:`~pytest_granularity.schemas.DefinitionError` naming the file, the line and the field.
+    """
+    if _is_audit_log(path):
         return audit_records(path)
-    summary = json.loads(path.with_suffix(".json").read_text())
-    if summary.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"{path}: schema_version {summary.get('schema_version')!r} is not {SCHEMA_VERSION}")
-    lines = path.with_suffix(".jsonl").read_text().splitlines()
-    return [RunResult.from_dict(json.loads(line)) for line in lines if line.strip()]
+    read_summary(path)
+    return read_record_lines(path.with_suffix(".jsonl"))
+
+
+def _is_audit_log(path: Path) -> bool:
+    """``audit.is_audit_log``, for a first line too deeply nested to decode too (then it is no audit log)."""
+    try:
+        return is_audit_log(path)
+    except RecursionError:
+        return False
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """The summary file (``out.json``) of a report, checked to be one this release reads."""
+    summary_path = path.with_suffix(".json")
+    summary: dict[str, Any] = read_json(summary_path)
+    check(summary_path, packaged_schema("report.schema.json"), summary)
+    if summary["schema_version"] != SCHEMA_VERSION:
+        raise DefinitionError(
+            summary_path,
+            "schema_version",
+            f"{summary['schema_version']} is not {SCHEMA_VERSION} (this release reads schema version {SCHEMA_VERSION})",
+        )
+    return summary
+
+
+def read_record_lines(path: Path) -> list[RunResult]:
+    """Run records, one JSON object per line (a report's ``out.jsonl``, or saved training runs)."""
+    schema = packaged_schema("run_record.schema.json")
+    records = []
+    for number, line in enumerate(read_text(path).splitlines(), 1):
+        if line.strip():
+            data = parse_json(line, path, number)
+            error = first_error(schema, data)
+            if error is not None:
+                raise DefinitionError(path, *error, line=number)
+            records.append(RunResult.from_dict(data))
+    return records
 
 
 def merged_records(paths: Sequence[Path]) -> list[RunResult]:
     """The runs of several reports (one per CI shard, say) as one list, for ``granularity merge``.
 
-    A run in two reports would count twice in every summary, so it is an error: ``ValueError``
-    naming up to five of them (as for a report that cannot be read).
+    Only the shards of one session merge: a run in two reports would count twice in every
+    summary, and reports of different epochs or releases would be paired as if comparable, so
+    each is an error (``ValueError``, as for a report that cannot be read).
     """
-    records = [record for path in paths for record in read_records(path)]
+    by_path = {path: read_records(path) for path in paths}
+    _check_one_session(by_path)
+    records = [record for path in paths for record in by_path[path]]
     counts = Counter(record.run_key for record in records)
     duplicated = sorted(key for key, count in counts.items() if count > 1)
     if duplicated:
@@ -302,9 +343,43 @@ def merged_records(paths: Sequence[Path]) -> list[RunResult]:
     return records
 
 
+ONE_SESSION = "merge only the shards of one session"
+
+
+def _check_one_session(by_path: dict[Path, list[RunResult]]) -> None:
+    """Every report (not audit log) was written by one release and holds the same epochs."""
+    reports = [path for path in by_path if not _is_audit_log(path)]
+    if not reports:
+        return
+    first, rest = reports[0], reports[1:]
+    first_generator = _generator(first)
+    for path in rest:
+        generator = _generator(path)
+        if generator != first_generator:
+            raise ValueError(
+                f"{path.with_suffix('.json')} was written by {generator}, "
+                f"{first.with_suffix('.json')} by {first_generator}: {ONE_SESSION}"
+            )
+    held = [(path, sorted({r.epoch for r in by_path[path]})) for path in reports if by_path[path]]
+    for path, epochs in held[1:]:
+        if epochs != held[0][1]:
+            raise ValueError(
+                f"{path.with_suffix('.jsonl')} holds {_epochs(epochs)} but "
+                f"{held[0][0].with_suffix('.jsonl')} holds {_epochs(held[0][1])}: {ONE_SESSION}"
+            )
+
+
+def _generator(path: Path) -> str:
+    return str(read_summary(path).get("generator", "an unknown release"))
+
+
+def _epochs(epochs: list[int]) -> str:
+    return ("epoch " if len(epochs) == 1 else "epochs ") + ", ".join(map(str, epochs))
+
+
 def update_markdown(path: Path, summaries: Sequence[Summary]) -> None:
     """Replace the table between the ``granularity:table`` markers in a markdown file."""
-    text = path.read_text()
+    text = read_text(path)
     if MARK_START not in text or MARK_END not in text:
         raise ValueError(f"{path}: no '{MARK_START}' ... '{MARK_END}' block to replace")
     block = f"{MARK_START}\n{render_markdown(summaries)}\n{MARK_END}"

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .schemas import DefinitionError, check, packaged_schema
+from .schemas import DefinitionError, check, packaged_schema, shortened
 
 ARRAYS = ("feature", "threshold", "children_left", "children_right", "value")
 LEAF = -1
@@ -27,7 +27,9 @@ def check_router(path: Path, data: Any, trees: dict[str, tuple[Sequence[str], Se
     """Raise :class:`DefinitionError` for the first defect; ``trees`` maps a tree's field to
     (the features it must use, in order; the classes it may predict)."""
     if isinstance(data, dict) and data.get("format") != ROUTER_FORMAT:
-        raise DefinitionError(path, "format", f"not a {ROUTER_FORMAT} file (its format is {data.get('format')!r})")
+        raise DefinitionError(
+            path, "format", f"not a {ROUTER_FORMAT} file (its format is {shortened(repr(data.get('format')))})"
+        )
     if isinstance(data, dict) and data.get("version", SUPPORTED_VERSION) != SUPPORTED_VERSION:
         raise DefinitionError(
             path, "version", f"{data['version']!r} is not supported (this release reads version {SUPPORTED_VERSION})"

@@ -9,7 +9,6 @@ walks without scikit-learn, giving exactly ``predict()``'s answers: scikit-learn
 
 from __future__ import annotations
 
-import json
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from .features import Features, compute
 from .macros import MacroRegistry
 from .policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
 from .router_check import check_router
-from .schemas import DefinitionError
+from .schemas import DefinitionError, read_json
 from .tasks import Task
 from .workspace import Workspace
 
@@ -119,9 +118,9 @@ class Router:
     def load(cls, path: Path) -> Router:
         """Read and fully validate ``path`` (see ``router_check``): a bad file is one :class:`RouterError`."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise RouterError(f"{path}: cannot read the router: {exc}") from None
+            data = read_json(Path(path))
+        except DefinitionError as exc:
+            raise RouterError(f"{path}: cannot read the router: {exc.message.removeprefix('cannot read: ')}") from None
         try:
             check_router(
                 Path(path),

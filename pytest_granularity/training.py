@@ -354,11 +354,10 @@ def write_runs(path: Path, runs: Iterable[RunResult]) -> None:
 
 
 def read_runs(path: Path) -> list[RunResult]:
-    if path.suffix == ".jsonl":
-        return [RunResult.from_dict(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
-    from .report import read_records
+    """Runs saved by ``write_runs`` (``.jsonl``) or a report's, validated line by line (see ``report``)."""
+    from .report import read_record_lines, read_records
 
-    return read_records(path)
+    return read_record_lines(path) if path.suffix == ".jsonl" else read_records(path)
 
 
 def task_infos(root: Path) -> dict[str, TaskInfo]:

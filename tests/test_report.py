@@ -16,6 +16,7 @@ from pytest_granularity.report import (
     write_report,
 )
 from pytest_granularity.result import RunResult
+from pytest_granularity.schemas import DefinitionError
 
 
 def run(task, policy, fault="none", outcome="passed", steps=2, tokens=100, macro_calls=0, failure=None, degraded=False):
@@ -92,7 +93,7 @@ def test_report_round_trip_and_schema(tmp_path):
 def test_an_unknown_schema_version_is_refused(tmp_path):
     path, _ = write_report(tmp_path / "out.json", RUNS)
     path.write_text(json.dumps({"schema_version": 99}))
-    with pytest.raises(ValueError, match="schema_version 99"):
+    with pytest.raises(DefinitionError, match="field 'schema_version': 99 is not 2"):
         read_records(path)
 
 

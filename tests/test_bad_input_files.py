@@ -1,0 +1,309 @@
+"""Bad report and run-record files given to every ``granularity`` subcommand that reads them.
+
+Each reader (``report``, ``merge``, ``macros --report``, ``train --runs``) meets the same broken
+files and must refuse each with one line naming the file, the line (for JSONL) and the field,
+before doing any work; output paths are checked before any work too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from bad_input_kit import assert_refused, cli, listing
+
+from pytest_granularity.report import write_report
+from pytest_granularity.result import RunResult
+
+NESTED = "[" * 100_000 + "]" * 100_000
+HUGE = "x" * 5_000_000
+
+
+def _record(task: str = "t", policy: str = "micro", epoch: int = 0, **changes: object) -> dict[str, object]:
+    run = RunResult(
+        task=task,
+        family="simple",
+        policy=policy,
+        fault="none",
+        outcome="passed",
+        mode="micro",
+        steps=3,
+        tokens=100,
+        prompt_tokens=100,
+        completion_tokens=0,
+        tool_calls=3,
+        macro_calls=0,
+        stop_reason="finish",
+        epoch=epoch,
+    )
+    return {**run.to_dict(), **changes}
+
+
+def _report(folder: Path, *records: dict[str, object], name: str = "r") -> Path:
+    """A valid report ``name.json`` with its ``name.jsonl``, made by the writer the plugin uses."""
+    path = folder / f"{name}.json"
+    write_report(path, [RunResult.from_dict(r) for r in records or (_record(),)])
+    return path
+
+
+def _lines(folder: Path, second: str) -> Path:
+    """A valid report whose records file has ``second`` as its line 2."""
+    path = _report(folder)
+    records = path.with_suffix(".jsonl")
+    records.write_text(records.read_text() + second + "\n")
+    return path
+
+
+def _byte_line(folder: Path, second: bytes) -> Path:
+    """A valid report whose records file has the raw bytes ``second`` as its line 2."""
+    path = _report(folder)
+    records = path.with_suffix(".jsonl")
+    records.write_bytes(records.read_bytes() + second + b"\n")
+    return path
+
+
+def _write(folder: Path, summary: bytes | None = None, records: bytes | None = None) -> Path:
+    path = _report(folder)
+    if summary is not None:
+        path.write_bytes(summary)
+    if records is not None:
+        path.with_suffix(".jsonl").write_bytes(records)
+    return path
+
+
+def _bad_line(**fields: object) -> str:
+    return json.dumps(_record(**fields))
+
+
+def _missing_task() -> str:
+    record = _record()
+    record.pop("task")
+    return json.dumps(record)
+
+
+Build = Callable[[Path], Path]
+BAD_FILES: list[tuple[str, Build, str]] = [
+    ("missing", lambda d: d / "nope.json", "{json}: field '<file>': cannot read: No such file or directory"),
+    ("folder", lambda d: (d / "r.json").mkdir() or d / "r.json", "{json}: field '<file>': cannot read: Is a directory"),
+    ("summary-list", lambda d: _write(d, b"[]"), "{json}: field '<root>': [] is not of type 'object'"),
+    (
+        "summary-not-json",
+        lambda d: _write(d, b"{oops"),
+        "{json}: field '<file>': not JSON (line 1, column 2: Expecting property name enclosed in double quotes)",
+    ),
+    ("summary-nested", lambda d: _write(d, NESTED.encode()), "{json}: field '<file>': nested too deeply to read"),
+    (
+        "summary-version",
+        lambda d: _write(d, b'{"schema_version": 1}'),
+        "{json}: field 'schema_version': 1 is not 2 (this release reads schema version 2)",
+    ),
+    (
+        "records-missing",
+        lambda d: _report(d).with_suffix(".jsonl").unlink() or d / "r.json",
+        "{jsonl}: field '<file>': cannot read: No such file or directory",
+    ),
+    (
+        "line-not-json",
+        lambda d: _lines(d, "{oops"),
+        "{jsonl}:2: field '<line>': not JSON (column 2: Expecting property name enclosed in double quotes)",
+    ),
+    ("line-list", lambda d: _lines(d, "[1, 2]"), "{jsonl}:2: field '<root>': [1, 2] is not of type 'object'"),
+    (
+        "line-missing-field",
+        lambda d: _lines(d, _missing_task()),
+        "{jsonl}:2: field '<root>': 'task' is a required property",
+    ),
+    (
+        "line-wrong-type",
+        lambda d: _lines(d, _bad_line(tokens="many")),
+        "{jsonl}:2: field 'tokens': 'many' is not of type 'integer'",
+    ),
+    (
+        "line-negative",
+        lambda d: _lines(d, _bad_line(tokens=-5)),
+        "{jsonl}:2: field 'tokens': -5 is less than the minimum of 0",
+    ),
+    ("line-nested", lambda d: _lines(d, NESTED), "{jsonl}:2: field '<line>': nested too deeply to read"),
+    (
+        "line-not-utf8",
+        lambda d: _byte_line(d, b'{"task": "\xff"}'),
+        "{jsonl}: field '<file>': not UTF-8 text (byte * is 0xff)",
+    ),
+    (
+        "line-huge-value",
+        lambda d: _lines(d, _bad_line(tokens=[HUGE])),
+        "{jsonl}:2: field 'tokens': ['xxxxxxxx*... is not of type 'integer'",
+    ),
+    (
+        "line-unknown-outcome",
+        lambda d: _lines(d, _bad_line(outcome="won")),
+        "{jsonl}:2: field 'outcome': 'won' is not one of ['passed', 'failed', 'error', 'unverified']",
+    ),
+]
+
+
+READERS: dict[str, Callable[[Path, Path], list[str]]] = {
+    "report": lambda path, out: ["report", str(path)],
+    "merge": lambda path, out: ["merge", str(path), "-o", str(out / "merged.json")],
+    "macros": lambda path, out: ["macros", "--report", str(path)],
+    "train": lambda path, out: ["train", "--runs", str(path), "-o", str(out / "router.json")],
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize(("build", "message"), [case[1:] for case in BAD_FILES], ids=[case[0] for case in BAD_FILES])
+def test_every_reader_refuses_a_bad_file_in_one_line(tmp_path, capsys, reader, build, message):
+    source, out = tmp_path / "in", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    path = build(source)
+    before = listing(tmp_path)
+    ended = cli(READERS[reader](path, out), capsys)
+    expected = message.format(json=path.with_suffix(".json"), jsonl=path.with_suffix(".jsonl"))
+    assert_refused(ended, f"granularity {reader}: {expected}")
+    assert listing(tmp_path) == before, "WROTE-OUTSIDE: a refused command wrote files"
+
+
+def test_an_error_never_repeats_a_large_input(tmp_path, capsys):
+    path = _lines(tmp_path, _bad_line(task=HUGE, tokens=[HUGE]))
+    ended = cli(["report", str(path)], capsys)
+    assert ended.escaped is None and ended.code == 2, f"TRACEBACK: {ended.escaped}"
+    assert len(ended.err) < 400, f"UNCLEAR: the error is {len(ended.err)} characters long"
+
+
+# --- output paths: checked before any work -----------------------------------------------------
+
+
+def _blocker(tmp_path: Path) -> Path:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    return blocker
+
+
+OUTPUTS: list[tuple[str, list[str], str]] = [
+    (
+        "report-plot-folder",
+        ["report", "{report}", "--plot", "{dir}"],
+        "granularity report: --plot: {dir} is a folder; give the path of a file to write",
+    ),
+    (
+        "report-plot-under-file",
+        ["report", "{report}", "--plot", "{file}/p.png"],
+        "granularity report: --plot: cannot create {file}/p.png: {file} is a file, not a folder",
+    ),
+    (
+        "report-html-folder",
+        ["report", "{report}", "--html", "{dir}"],
+        "granularity report: --html: {dir} is a folder; give the path of a file to write",
+    ),
+    (
+        "report-update-missing",
+        ["report", "{report}", "--update", "{dir}/README.md"],
+        "granularity report: {dir}/README.md: field '<file>': cannot read: No such file or directory",
+    ),
+    (
+        "report-update-folder",
+        ["report", "{report}", "--update", "{dir}"],
+        "granularity report: {dir}: field '<file>': cannot read: Is a directory",
+    ),
+    (
+        "merge-output-folder",
+        ["merge", "{report}", "-o", "{dir}"],
+        "granularity merge: -o: {dir} is a folder; give the path of a file to write",
+    ),
+    (
+        "merge-output-under-file",
+        ["merge", "{report}", "-o", "{file}/m.json"],
+        "granularity merge: -o: cannot create {file}/m.json: {file} is a file, not a folder",
+    ),
+    (
+        "merge-records-folder",
+        ["merge", "{report}", "-o", "{dir}/m.json"],
+        "granularity merge: -o: {dir}/m.jsonl is a folder; give the path of a file to write",
+    ),
+    (
+        "train-output-folder",
+        ["train", "--runs", "{report}", "-o", "{dir}"],
+        "granularity train: -o: {dir} is a folder; give the path of a file to write",
+    ),
+    (
+        "train-output-under-file",
+        ["train", "--runs", "{report}", "-o", "{file}/r.json"],
+        "granularity train: -o: cannot create {file}/r.json: {file} is a file, not a folder",
+    ),
+    (
+        "train-save-runs-folder",
+        ["train", "-o", "{dir}/r.json", "--save-runs", "{dir}"],
+        "granularity train: --save-runs: {dir} is a folder; give the path of a file to write",
+    ),
+    (
+        "train-tasks-missing",
+        ["train", "--runs", "{report}", "--tasks", "{dir}/none", "-o", "{dir}/r.json"],
+        "granularity train: --tasks: no {dir}/none/**/task.yaml found",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), [c[1:] for c in OUTPUTS], ids=[c[0] for c in OUTPUTS])
+def test_a_bad_output_path_is_refused_before_any_work(tmp_path, capsys, argv, message):
+    folder = tmp_path / "out"
+    (folder / "m.jsonl").mkdir(parents=True)
+    fill = {"report": _report(tmp_path), "dir": folder, "file": _blocker(tmp_path)}
+    before = listing(tmp_path)
+    ended = cli([a.format(**fill) for a in argv], capsys, seconds=20)
+    assert_refused(ended, message.format(**fill))
+    assert listing(tmp_path) == before, "WROTE-OUTSIDE: a refused command wrote files"
+
+
+def test_train_writes_its_router_into_a_folder_it_creates(tmp_path, capsys):
+    """Correct handling: a missing folder for ``-o`` is made, as for every other output."""
+    pytest.importorskip("sklearn")
+    runs = Path(__file__).parent.parent / ".granularity" / "training-runs.jsonl"
+    if not runs.is_file():
+        pytest.skip("no committed training runs")
+    target = tmp_path / "new" / "folder" / "router.json"
+    ended = cli(["train", "--runs", str(runs), "-o", str(target)], capsys, seconds=120)
+    assert ended.escaped is None, f"TRACEBACK: {ended.escaped}"
+    assert ended.code == 0 and json.loads(target.read_text())["format"]
+
+
+# --- merging: only shards of one session -------------------------------------------------------
+
+
+def test_merge_refuses_reports_of_different_epochs(tmp_path, capsys):
+    one = _report(tmp_path, _record("a"), name="one")
+    three = _report(tmp_path, *(_record("b", epoch=e) for e in range(3)), name="three")
+    ended = cli(["merge", str(one), str(three), "-o", str(tmp_path / "m.json")], capsys)
+    assert_refused(
+        ended,
+        f"granularity merge: {three.with_suffix('.jsonl')} holds epochs 0, 1, 2 but {one.with_suffix('.jsonl')}"
+        " holds epoch 0: merge only the shards of one session",
+    )
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_merge_refuses_reports_of_different_generators(tmp_path, capsys):
+    one, two = _report(tmp_path, _record("a"), name="one"), _report(tmp_path, _record("b"), name="two")
+    summary = json.loads(two.read_text())
+    two.write_text(json.dumps({**summary, "generator": "pytest-granularity 0.0.1"}))
+    ended = cli(["merge", str(one), str(two), "-o", str(tmp_path / "m.json")], capsys)
+    assert_refused(
+        ended,
+        f"granularity merge: {two} was written by pytest-granularity 0.0.1, {one} by pytest-granularity *:"
+        " merge only the shards of one session",
+    )
+
+
+def test_merge_of_shards_of_one_session_is_correct(tmp_path, capsys):
+    one, two = _report(tmp_path, _record("a"), name="one"), _report(tmp_path, _record("b"), name="two")
+    ended = cli(["merge", str(one), str(two), "-o", str(tmp_path / "m.json")], capsys)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped or ended.err}"
+    assert len((tmp_path / "m.jsonl").read_text().splitlines()) == 2
+
+
+def test_merge_refuses_a_run_in_two_reports(tmp_path, capsys):
+    one, two = _report(tmp_path, _record("a"), name="one"), _report(tmp_path, _record("a"), name="two")
+    ended = cli(["merge", str(one), str(two), "-o", str(tmp_path / "m.json")], capsys)
+    assert_refused(ended, "granularity merge: runs appear in more than one report: [('a', 'micro', 'none', 0)]")
