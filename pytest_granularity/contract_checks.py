@@ -289,6 +289,7 @@ def check_timeout(s: Subject) -> None:
             raise CheckFailed(
                 f"example {example.id}: the macro did not finish within its timeout_seconds "
                 f"({macro.contract['timeout_seconds']}s); it was stopped and classified {outcome.failure_class}"
+                f" ({outcome.reason})"
             )
     example = _examples(s.folder)[0]
     token = f"granularity-stall-{uuid.uuid4().hex}"

@@ -107,6 +107,8 @@ def selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Pol
     registered = registered_policies(config, macros)
     known = [*POLICY_NAMES, *registered]
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
+    if not names:
+        raise pytest.UsageError(f"--granularity: no policy named; choose from {', '.join(known)} or all")
     if "all" in names:
         names = known
     unknown = [n for n in names if n not in known]

@@ -43,6 +43,10 @@ class Recorder:
         self.canaries: dict[str, str] = {}
         self.internal_error: str | None = None
         self.root = ""
+        self.current: str | None = None
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self.current = nodeid
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.root = str(session.config.rootpath)
@@ -105,6 +109,7 @@ def main() -> int:
     del sys.argv[1]
     nonce = sys.stdin.readline().strip()
     recorder = Recorder()
+    _record_exits(results, nonce, recorder)
     status = int(pytest.main(args, plugins=[recorder]))
     document = {
         "nonce": nonce,
@@ -116,10 +121,34 @@ def main() -> int:
         "canaries": recorder.canaries,
         "internal_error": recorder.internal_error,
     }
+    _write(results, document)
+    return status
+
+
+def _write(results: str, document: dict) -> None:  # type: ignore[type-arg]
     with open(results + ".part", "w", encoding="utf-8") as handle:
         json.dump(document, handle)
     os.replace(results + ".part", results)
-    return status
+
+
+def _record_exits(results: str, nonce: str, recorder: Recorder) -> None:
+    """``os._exit`` first notes who called it and in which test, so the verdict can tell a verifier
+    that ends the process (the task's fault) from workspace code that does (the agent's).
+
+    Only before the results are written: an exit at interpreter shutdown leaves them as they are.
+    """
+    real_exit = os._exit
+
+    def noted_exit(code: int) -> None:
+        if not os.path.exists(results):
+            try:
+                caller = os.path.relpath(sys._getframe(1).f_code.co_filename, recorder.root or os.getcwd())
+            except ValueError:
+                caller = "?"
+            _write(results, {"nonce": nonce, "exited": {"file": caller, "test": recorder.current, "code": code}})
+        real_exit(code)
+
+    os._exit = noted_exit  # type: ignore[assignment]
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
-    if not (config.getoption("--granularity", None) or config.getoption("--granularity-contracts", False)):
+    if config.getoption("--granularity", None) is None and not config.getoption("--granularity-contracts", False):
         return
     _clean_up_on_interrupt(config)
     sandbox = sandbox_of(config)
@@ -44,7 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from .contract_session import ContractSession
 
         config.pluginmanager.register(ContractSession(macro_roots(config), sandbox), "granularity-contracts")
-    if not config.getoption("--granularity", None):
+    if config.getoption("--granularity", None) is None:  # an empty value is a usage error, not "off"
         return
     session = GranularitySession(GranularitySettings.from_config(config, sandbox))
     config.stash[session_key] = session
@@ -111,7 +111,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     In a contract session the items are the contract checks: no file is collected, so macro
     folders given as paths (and the example projects inside them) are not run as tests.
     """
-    if collection_path.name != TASK_FILE and (collection_path.parent / TASK_FILE).is_file():
+    if collection_path.name != TASK_FILE and (collection_path.parent / TASK_FILE).exists():
         return True
     session = config.stash.get(session_key, None)
     fixtures = session.settings.fixtures if session else frozenset()
@@ -125,6 +125,13 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name == TASK_FILE and session_key in parent.config.stash:
         return TaskFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A folder named ``task.yaml`` is a broken task (a collection error), never a folder of tests."""
+    if path.name == TASK_FILE and session_key in parent.config.stash:
+        return TaskFile.from_parent(parent, path=path)
     return None
 
 

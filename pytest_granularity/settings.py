@@ -184,6 +184,11 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
                 values[field_name] = parse_fraction(raw, option)
             except ValueError as exc:
                 raise pytest.UsageError(str(exc)) from None
+    if values.get("max_success_drop", 0) > 1:
+        raise pytest.UsageError(
+            f"--granularity-max-success-drop: {values['max_success_drop']:g} is more than 1"
+            " (a success rate cannot drop by more than 100%)"
+        )
     if not 0 < values.get("alpha", 0.05) < 1:
         raise pytest.UsageError(f"--granularity-alpha: {values['alpha']:g} is not between 0 and 1")
     update = bool(config.getoption("--granularity-update-baseline"))

@@ -58,6 +58,8 @@ def load_task(path: Path) -> Task:
     """Load ``path`` (a ``task.yaml`` or the folder holding one) into a :class:`Task`."""
     path = Path(path)
     if path.is_dir():
+        if path.name == TASK_FILE:
+            raise TaskError(path, "<file>", "a folder, not a task file")
         path = path / TASK_FILE
     path = path.resolve()
     try:
@@ -71,7 +73,11 @@ def load_task(path: Path) -> Task:
     solution = data["solution"]
     verifier = data["verifier"]
     macro = data.get("macro")
-    return Task(
+    if data.get("faults") and not macro:
+        raise TaskError(
+            path, "faults", "a fault is injected into the task's reference macro call, and it has none ('macro')"
+        )
+    task = Task(
         id=data["id"],
         family=data["family"],
         prompt=data["prompt"],
@@ -90,6 +96,27 @@ def load_task(path: Path) -> Task:
         max_steps=int(data.get("max_steps", DEFAULT_MAX_STEPS)),
         fit=data.get("fit"),
     )
+    _check_fixture_apart(task, data["fixture"])
+    return task
+
+
+def _check_fixture_apart(task: Task, value: str) -> None:
+    """The fixture becomes the agent's workspace: it may neither hold nor lie in the task's hidden parts."""
+    for hidden in (task.path, task.solution_overlay, task.verifier_tests):
+        if hidden is None:
+            continue
+        relation = "holds" if task.fixture in hidden.parents else "is inside" if _within(task.fixture, hidden) else None
+        if relation:
+            raise TaskError(
+                task.path,
+                "fixture",
+                f"'{value}' resolves to {task.fixture}, which {relation} {hidden}:"
+                " the agent would see the task's solution and verifier",
+            )
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def find_task_files(paths: list[Path]) -> list[Path]:

@@ -74,13 +74,12 @@ def canary_name(task: Task) -> str:
 def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
     """The verdict from the run's own record; the reason for a rejection heads the output."""
     results = run.results
+    if results is not None and "exited" in results:
+        return _exited(run, results["exited"])
     if results is None:
         if run.exit_code is not None and run.exit_code < 0:
             return Verdict(False, run.tail(), f"verifier was killed by signal {-run.exit_code}")
-        return _rejected(
-            run,
-            f"pytest ended (exit code {run.exit_code}) without recording its results: code in the workspace stopped it",
-        )
+        return _stopped_by_workspace(run)
     status = results["exitstatus"]
     if status == INTERNAL_ERROR and results["internal_error"] == "workspace":
         return _rejected(run, "pytest crashed in code from the workspace (internal error)")
@@ -95,6 +94,24 @@ def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
     return _rejected(run, problem) if problem else Verdict(True, run.tail())
 
 
+def _exited(run: PytestRun, exited: dict[str, Any]) -> Verdict:
+    """A process ended by ``os._exit``: the task's fault when a verifier file called it, else the workspace's."""
+    if str(exited.get("file", "")).startswith(VERIFIER_DIR + "/"):
+        return Verdict(
+            False,
+            run.tail(),
+            f"the verifier's own test {exited.get('test')} ended the process (os._exit): the task's verifier is broken",
+        )
+    return _stopped_by_workspace(run)
+
+
+def _stopped_by_workspace(run: PytestRun) -> Verdict:
+    return _rejected(
+        run,
+        f"pytest ended (exit code {run.exit_code}) without recording its results: code in the workspace stopped it",
+    )
+
+
 def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None, allow_skips: bool) -> str | None:
     if results["errors"]:
         return f"{len(results['errors'])} verifier test files could not be collected: {', '.join(results['errors'])}"
@@ -107,6 +124,8 @@ def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None,
     unreported = set(results["collected"]) - set(results["outcomes"])
     if unreported:
         return f"{len(unreported)} collected verifier tests never reported an outcome"
+    if allow_skips and all(outcome == "skipped" for outcome in tests.values()):
+        return f"no verifier test ran: all {len(tests)} skipped (allow_skips lets some skip, not all)"
     allowed = ("passed", "skipped") if allow_skips else ("passed",)
     bad = sorted(node for node, outcome in tests.items() if outcome not in allowed)
     if bad:

@@ -253,15 +253,25 @@ def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
     """The fixture's files as committed at ``ref``, read through GitPython without a checkout."""
     import git
 
+    where = f"{task.path}: fixture_ref '{ref}'"
     try:
         repo = git.Repo(fixture, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise WorkspaceError(
+            f"{where}: {fixture} is not a git repository (fixture_ref names a commit in one)"
+        ) from None
+    try:
         commit = repo.commit(ref)
-    except (git.InvalidGitRepositoryError, git.BadName, ValueError) as exc:
-        raise WorkspaceError(f"{task.path}: fixture_ref '{ref}' cannot be read from {fixture}: {exc}") from None
+    except (git.BadName, ValueError) as exc:
+        raise WorkspaceError(f"{where} cannot be read from {fixture}: {exc}") from None
     assert repo.working_tree_dir is not None  # a fixture folder is never a bare repository
     prefix = fixture.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
-    tree = commit.tree if prefix == "." else commit.tree / prefix
-    assert isinstance(tree, git.Tree), f"{prefix} is not a folder at {ref}"
+    try:
+        tree = commit.tree if prefix == "." else commit.tree / prefix
+    except KeyError:
+        tree = None
+    if not isinstance(tree, git.Tree):
+        raise WorkspaceError(f"{where}: {prefix} is not a folder in the commit {ref} of {repo.working_tree_dir}")
     return {
         str(blob.path)[len(prefix) + 1 :] if prefix != "." else str(blob.path): blob.data_stream.read()
         for blob in tree.traverse()

@@ -105,6 +105,9 @@ def load_macro(folder: Path) -> Macro:
     contract = read_yaml_mapping(contract_path)
     check(contract_path, packaged_schema("contract.schema.json"), contract)
     _check_parameters(contract_path, contract["parameters"])
+    if contract["name"] in contract.get("depends_on", []):
+        name = contract["name"]
+        raise DefinitionError(contract_path, "depends_on", f"dependency cycle: {name} -> {name}")
     skill = read_skill_front_matter(folder / SKILL_FILE)
     expected = contract["name"].replace("_", "-")
     if skill.get("name") != expected:

@@ -6,21 +6,25 @@ had compared with the declared ones, its own validation, the ``late`` fault poin
 goes wrong lands in exactly one of the five failure classes, with the paths it changed, so the
 recovery router and the agent can see what was left behind.
 
-The macro's work runs in a child process killed whole past its timeout: a fork of this process
-without a sandbox, a fresh sandboxed subprocess with one (see ``sandboxed``). The fault points
-stay in this process either way, so faults fire at the same moments.
+All of a call's macro code (preconditions, work, validation) runs in one child process per call,
+asked for each part in turn and killed whole when a part runs past the timeout: a fork of this
+process without a sandbox, a fresh sandboxed subprocess with one (see ``sandboxed``). The fault
+points stay in this process either way, so faults fire at the same moments.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
+import json
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..failures import (
     EXECUTOR_EXCEPTION,
@@ -36,7 +40,7 @@ from ..sandbox import NO_SANDBOX, Sandbox
 from ..schemas import first_error
 from ..workspace import Changes, Workspace, compare
 from .contract import SIDE_EFFECT_KINDS, Macro
-from .sandboxed import Message, call_in_sandbox
+from .sandboxed import Message, SandboxedMacro
 
 _PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
 
@@ -63,13 +67,15 @@ class MacroContext:
     test_timeout: float = 120.0
     dependencies: dict[str, Any] = field(default_factory=dict)
     sandbox: Sandbox = NO_SANDBOX
+    tests_runner: Callable[[list[str]], PytestRun] | None = field(default=None, compare=False)
+    """In a macro's process: runs the tests in the plugin's process instead (see ``answer_with_tests``)."""
 
     def call_dependency(self, name: str, args: dict[str, Any]) -> str:
         """Run a declared dependency's preconditions and work in this workspace; its refusal is a MacroError."""
         macro = self.dependencies.get(name)
         if macro is None:
             raise MacroError(f"'{name}' is not among this macro's declared dependencies")
-        context = MacroContext(self.workspace, dict(args), self.tests, self.test_timeout, sandbox=self.sandbox)
+        context = dataclasses.replace(self, args=dict(args), dependencies={})
         reasons = list(macro.preconditions(context))
         if reasons:
             raise MacroError(f"dependency {name} does not fit: {'; '.join(reasons)}")
@@ -83,9 +89,10 @@ class MacroContext:
         return self.workspace.resolve(rel)
 
     def run_tests(self, paths: list[str] | None = None) -> PytestRun:
-        return run_pytest(
-            self.root, list(paths or self.args.get("tests") or self.tests), self.test_timeout, sandbox=self.sandbox
-        )
+        chosen = list(paths or self.args.get("tests") or self.tests)
+        if self.tests_runner is not None:
+            return self.tests_runner(chosen)
+        return run_pytest(self.root, chosen, self.test_timeout, sandbox=self.sandbox)
 
 
 @dataclass(frozen=True)
@@ -138,27 +145,34 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
             seconds=time.monotonic() - started,
         )
 
-    try:
-        reasons = list(macro.preconditions(ctx))
-    except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"preconditions raised {type(exc).__name__}: {exc}")
-    if reasons:
-        return outcome(PRECONDITION_MISMATCH, "; ".join(reasons))
-    try:
-        fault("early", macro.name, ctx.args, ctx.root)
-        summary = call_with_timeout(macro.run, ctx, float(macro.contract["timeout_seconds"]))
-    except MacroError as exc:
-        failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
-        return outcome(failure, str(exc))
-    except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
-    if not isinstance(summary, str):
-        name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
-        return outcome(PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
-    try:
-        problems = tuple(macro.validate(ctx))
-    except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"validation raised {type(exc).__name__}: {exc}")
+    seconds = float(macro.contract["timeout_seconds"])
+    parts: Parts = {
+        "preconditions": _Reasons(macro.preconditions),
+        "run": macro.run,
+        "validate": _Reasons(macro.validate),
+    }
+    with start_macro_process(parts, ctx) as process:
+        try:
+            reasons = guarded_reasons("preconditions", process, seconds)
+        except PartFailed as exc:
+            return outcome(EXECUTOR_EXCEPTION, exc.reason, exc=exc.cause)
+        if reasons:
+            return outcome(PRECONDITION_MISMATCH, "; ".join(reasons))
+        try:
+            fault("early", macro.name, ctx.args, ctx.root)
+            summary = answer_of(process.ask("run", seconds), seconds)
+        except MacroError as exc:
+            failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
+            return outcome(failure, str(exc))
+        except Exception as exc:
+            return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
+        if not isinstance(summary, str):
+            name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
+            return outcome(PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
+        try:
+            problems = guarded_reasons("validation", process, seconds, part="validate")
+        except PartFailed as exc:
+            return outcome(EXECUTOR_EXCEPTION, exc.reason, exc=exc.cause)
     if problems:
         return outcome(VALIDATION_FAILURE, "validation rejected the result: " + "; ".join(problems), problems)
     try:
@@ -180,13 +194,116 @@ class OutsideWrite(Exception):
         self.path = path
 
 
-def call_with_timeout(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Any:
-    """Run ``function(ctx)`` in a child process of its own, killed whole (with everything it started) past ``seconds``.
+class PartFailed(Exception):
+    """A macro's preconditions or validation raised, hung, died or wrote outside: ``reason`` says which."""
 
-    A macro works on the filesystem, so its effects survive the child; its result comes back
-    as plain text. Stopping a runaway macro needs a process of its own: a thread cannot be killed.
+    def __init__(self, reason: str, cause: BaseException | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.cause = cause
+
+
+def guarded_reasons(label: str, process: MacroProcess, seconds: float, part: str | None = None) -> tuple[str, ...]:
+    """The reasons a macro's preconditions or validation give, asked of the call's macro process: the
+    same guard as ``run`` (a process of its own, killed past the macro's timeout, in the sandbox when
+    there is one).
+
+    :class:`PartFailed` names the part (``label``) when it raised (in the words a direct call gave),
+    ran past the timeout, died, or wrote outside the workspace.
     """
-    message = (call_in_sandbox if ctx.sandbox.active else _call_in_fork)(function, ctx, seconds)
+    try:
+        answer = json.loads(answer_of(process.ask(part or label, seconds), seconds))
+    except MacroTimeout as exc:
+        raise PartFailed(f"{label} {exc}", exc) from None
+    except (OutsideWrite, RuntimeError) as exc:
+        raise PartFailed(f"{label} failed: {exc}", exc) from None
+    if "raised" in answer:
+        raise PartFailed(f"{label} raised {answer['raised']}")
+    return tuple(answer["reasons"])
+
+
+@dataclass(frozen=True)
+class _Reasons:
+    """A preconditions or validation function as a call that answers text (its reasons, or what it raised, as JSON),
+    so it can run where ``run`` does; picklable by reference, for the sandboxed child."""
+
+    function: Callable[[MacroContext], Any]
+
+    def __call__(self, ctx: MacroContext) -> str:
+        try:
+            return json.dumps({"reasons": [str(reason) for reason in self.function(ctx)]})
+        except OSError as exc:
+            if exc.errno == errno.EROFS and exc.filename is not None:
+                raise  # a write outside the workspace: message_of reports it as such
+            return json.dumps({"raised": f"{type(exc).__name__}: {exc}"})
+        except Exception as exc:
+            return json.dumps({"raised": f"{type(exc).__name__}: {exc}"})
+
+
+class MacroProcess(Protocol):
+    """The process one macro call runs in: asked for each part in turn (``preconditions``, ``run``,
+    ``validate``), so a call starts one process, sandboxed or not, whatever the parts do."""
+
+    def ask(self, part: str, seconds: float) -> Message | None:
+        """How ``part`` ended, or None past ``seconds`` (then the process has been killed)."""
+        ...
+
+
+Parts = dict[str, Callable[[MacroContext], Any]]
+
+
+@contextmanager
+def start_macro_process(parts: Parts, ctx: MacroContext) -> Iterator[MacroProcess]:
+    """A process of its own for one call's ``parts``, killed whole (with all it started) on leaving.
+
+    A macro works on the filesystem, so its effects survive the process; its answers come back as
+    plain text. Stopping a runaway macro needs a process of its own: a thread cannot be killed.
+    """
+    with (SandboxedMacro if ctx.sandbox.active else _ForkedMacro)(parts, ctx) as process:
+        yield process
+
+
+def answer_with_tests(
+    receive: Callable[[float], Message | None], reply: Callable[[str], None], ctx: MacroContext, seconds: float
+) -> Message | None:
+    """A part's answer (None past ``seconds``); meanwhile the tests it asks for run here, in the
+    plugin's process, so they go through the same sandbox and the same memo as every other pytest
+    run (see ``pytest_process``): a macro's validation costs what it did before it had a process."""
+    deadline = time.monotonic() + seconds
+    while True:
+        message = receive(max(0.0, deadline - time.monotonic()))
+        if message is None or message[0] != RUN_TESTS:
+            return message
+        paths = _paths(message[1])
+        if paths is None:
+            return "error", "the macro's process sent a malformed request"
+        reply(json.dumps(dataclasses.asdict(ctx.run_tests(paths))))
+
+
+RUN_TESTS = "run_tests"
+"""The request a macro's process sends for a test run (its paths as JSON); the answer is the PytestRun as JSON."""
+
+
+def _paths(text: str) -> list[str] | None:
+    try:
+        paths = json.loads(text)
+    except ValueError:
+        return None
+    return paths if isinstance(paths, list) and all(isinstance(p, str) for p in paths) else None
+
+
+def tests_over(send: Callable[[str], None], receive: Callable[[], str]) -> Callable[[list[str]], PytestRun]:
+    """In a macro's process: ``run_tests`` as a request to the plugin's process (see ``answer_with_tests``)."""
+
+    def run(paths: list[str]) -> PytestRun:
+        send(json.dumps(paths))
+        return PytestRun(**json.loads(receive()))
+
+    return run
+
+
+def answer_of(message: Message | None, seconds: float) -> Any:
+    """A part's answer as its value (text), or the exception that says how it failed."""
     if message is None:
         raise MacroTimeout(f"stopped after its timeout of {seconds:g}s; the workspace is left as the macro left it")
     kind, value = message
@@ -214,33 +331,55 @@ def message_of(function: Callable[[MacroContext], Any], ctx: MacroContext) -> Me
         return ("error", f"{type(exc).__name__}: {exc}")
 
 
-def _call_in_fork(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Message | None:
-    """Without a sandbox: a forked child in its own process group; None when it timed out."""
-    context = multiprocessing.get_context("fork")
-    reader, writer = context.Pipe(duplex=False)
+class _ForkedMacro:
+    """Without a sandbox: a forked child in its own process group, answering parts over a pipe."""
 
-    def child() -> None:
-        os.setsid()
-        writer.send(message_of(function, ctx))
-        os._exit(0)
+    def __init__(self, parts: Parts, ctx: MacroContext) -> None:
+        context = multiprocessing.get_context("fork")
+        self.connection, child_end = context.Pipe()
 
-    process = context.Process(target=child, daemon=True)
-    process.start()
-    assert process.pid is not None
-    track_process(process.pid)
-    writer.close()
-    try:
-        if not reader.poll(seconds):
-            return None
-        message: Message = reader.recv()
+        def child() -> None:
+            os.setsid()
+            self.connection.close()
+            runner = tests_over(lambda paths: child_end.send((RUN_TESTS, paths)), child_end.recv)
+            here = dataclasses.replace(ctx, tests_runner=runner)
+            while (part := child_end.recv()) is not None:
+                child_end.send(message_of(parts[part], here))
+            os._exit(0)
+
+        self.ctx = ctx
+        self.process = context.Process(target=child, daemon=True)
+        self.process.start()
+        assert self.process.pid is not None
+        self.pid: int = self.process.pid
+        track_process(self.pid)
+        child_end.close()
+
+    def ask(self, part: str, seconds: float) -> Message | None:
+        try:
+            self.connection.send(part)
+            message = answer_with_tests(self._receive, self.connection.send, self.ctx, seconds)
+        except (EOFError, BrokenPipeError):
+            self.process.join()
+            return "error", f"the macro's process died (exit code {self.process.exitcode})"
+        if message is None:
+            kill_group(self.pid)
         return message
-    except EOFError:
-        return "error", f"the macro's process died (exit code {process.exitcode})"
-    finally:
-        kill_group(process.pid)
-        process.join()
-        untrack_process(process.pid)
-        reader.close()
+
+    def _receive(self, seconds: float) -> Message | None:
+        if not self.connection.poll(seconds):
+            return None
+        message: Message = self.connection.recv()
+        return message
+
+    def __enter__(self) -> _ForkedMacro:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        kill_group(self.pid)
+        self.process.join()
+        untrack_process(self.pid)
+        self.connection.close()
 
 
 @dataclass(frozen=True)

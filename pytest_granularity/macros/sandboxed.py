@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from contextlib import ExitStack
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,55 +36,108 @@ if TYPE_CHECKING:
     from .runtime import MacroContext
 
 Message = tuple[str, str]
-KINDS = ("ok", "not_text", "macro_error", "outside_write", "error")
+KINDS = ("ok", "not_text", "macro_error", "outside_write", "error", "run_tests")
 READY = b"ready"
 START_TIMEOUT_SECONDS = 60.0
 CHILD_CODE = "from pytest_granularity.macros.sandboxed import main; main()"
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-def call_in_sandbox(function: Callable[[MacroContext], Any], ctx: MacroContext, seconds: float) -> Message | None:
-    """Run ``function(ctx)`` in a sandboxed child, killed whole past ``seconds``; None when it timed out."""
-    body, modules = _pickled(function, ctx)
-    reader, writer = os.pipe()
-    with tempfile.TemporaryDirectory(prefix="granularity-macro-") as scratch, tracked_folder(Path(scratch)):
+class SandboxedMacro:
+    """One call's macro process in the sandbox: started once, then asked for each part in turn.
+
+    The parts (functions) and the context are pickled to the child's stdin; each request is then
+    a line naming a part, each answer a message over a pipe. The sandbox's start-up is waited for
+    (up to ``START_TIMEOUT_SECONDS``) before the first part's own timeout starts.
+    """
+
+    def __init__(self, parts: dict[str, Callable[[MacroContext], Any]], ctx: MacroContext) -> None:
+        self._stack = ExitStack()
+        body, modules = _pickled(parts, ctx)
+        reader, writer = os.pipe()
+        scratch = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="granularity-macro-")))
+        self._stack.enter_context(tracked_folder(scratch))
         folders = [Path(source).parent for source in modules.values()]
         command = ctx.sandbox.command(
-            [sys.executable, "-c", CHILD_CODE], writable=[ctx.root, Path(scratch)], readable=folders, private_tmp=False
+            [sys.executable, "-c", CHILD_CODE], writable=[ctx.root, scratch], readable=folders, private_tmp=False
         )
         path = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, TMPDIR=scratch, PYTHONPATH=path)
-        with (
+        env = dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=path)
+        self.process = self._stack.enter_context(
             subprocess.Popen(
                 command, cwd=ctx.root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
-            ) as process,
-            tracked_process(process.pid),
-        ):
-            os.close(writer)
-            connection = Connection(reader)
-            try:
-                _send(process, pickle.dumps((writer, modules)) + body)
-                return _answer(connection, seconds, process)
-            finally:
-                kill_group(process.pid)
-                connection.close()
+            )
+        )
+        self._stack.enter_context(tracked_process(self.process.pid))
+        self._stack.callback(kill_group, self.process.pid)
+        os.close(writer)
+        self.connection = Connection(reader)
+        self.ctx = ctx
+        self._stack.callback(self.connection.close)
+        self._send(pickle.dumps((writer, modules)) + body)
+        self.failed_start = _started(self.connection, self.process)
+
+    def _send(self, payload: bytes) -> bool:
+        """Write to the child; False when it died first (then ``ask`` reports how)."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(payload)
+            self.process.stdin.flush()
+            return True
+        except BrokenPipeError:
+            return False
+
+    def ask(self, part: str, seconds: float) -> Message | None:
+        if self.failed_start is not None:
+            return self.failed_start
+        from .runtime import answer_with_tests
+
+        if not self._send(f"{part}\n".encode()):
+            return _died(self.process)
+        try:
+            message = answer_with_tests(self._receive, self._reply, self.ctx, seconds)
+        except EOFError:
+            return _died(self.process)
+        if message is None:
+            kill_group(self.process.pid)
+        return message
+
+    def _receive(self, seconds: float) -> Message | None:
+        if not self.connection.poll(seconds):
+            return None
+        return _message(self.connection.recv_bytes())
+
+    def _reply(self, text: str) -> None:
+        if not self._send(f"{text}\n".encode()):
+            raise EOFError
+
+    def __enter__(self) -> SandboxedMacro:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
 
 
-def _send(process: subprocess.Popen[bytes], payload: bytes) -> None:
-    """Write the call to the child; a child that died first is reported by ``_answer``."""
-    assert process.stdin is not None
+def _started(connection: Connection, process: subprocess.Popen[bytes]) -> Message | None:
+    """None when the child said it is ready; else the error every part of the call ends with."""
     try:
-        process.stdin.write(payload)
-        process.stdin.close()
-    except BrokenPipeError:
-        pass
+        if not connection.poll(START_TIMEOUT_SECONDS):
+            return "error", f"the sandboxed macro process did not start within {START_TIMEOUT_SECONDS:g}s"
+        ready = connection.recv_bytes()
+    except EOFError:
+        return _died(process)
+    return None if ready == READY else _message(ready)
 
 
-def _pickled(function: Callable[[MacroContext], Any], ctx: MacroContext) -> tuple[bytes, dict[str, str]]:
+def _died(process: subprocess.Popen[bytes]) -> Message:
+    return "error", f"the macro's process died (exit code {process.wait()})"
+
+
+def _pickled(parts: dict[str, Callable[[MacroContext], Any]], ctx: MacroContext) -> tuple[bytes, dict[str, str]]:
     """The call as a pickle, and the macro runtime files (module name to source) it refers to."""
     buffer = io.BytesIO()
     pickler = _RecordingPickler(buffer)
-    pickler.dump((function, ctx))
+    pickler.dump((parts, ctx))
     return buffer.getvalue(), pickler.modules
 
 
@@ -101,17 +155,6 @@ class _RecordingPickler(pickle.Pickler):
         return NotImplemented
 
 
-def _answer(connection: Connection, seconds: float, process: subprocess.Popen[bytes]) -> Message | None:
-    try:
-        if not connection.poll(START_TIMEOUT_SECONDS) or connection.recv_bytes() != READY:
-            return "error", f"the sandboxed macro process did not start within {START_TIMEOUT_SECONDS:g}s"
-        if not connection.poll(seconds):
-            return None
-        return _message(connection.recv_bytes())
-    except EOFError:
-        return "error", f"the macro's process died (exit code {process.wait()})"
-
-
 def _message(data: bytes) -> Message:
     """The child's answer, checked: it comes from untrusted code."""
     try:
@@ -124,10 +167,10 @@ def _message(data: bytes) -> Message:
 
 
 def main() -> None:
-    """The child: import the runtime files, read the call, say it is ready, run it, answer."""
+    """The child: import the runtime files, read the call, say it is ready, then answer each part asked for."""
     from ..sandbox import NO_SANDBOX
     from .contract import import_runtime
-    from .runtime import message_of
+    from .runtime import RUN_TESTS, message_of, tests_over
 
     stdin = sys.stdin.buffer
     fd, modules = pickle.load(stdin)
@@ -135,16 +178,21 @@ def main() -> None:
     try:
         for name, source in modules.items():
             import_runtime(Path(source), name)
-        function, ctx = pickle.load(stdin)
+        parts, ctx = pickle.load(stdin)
     except Exception as exc:
-        connection.send_bytes(READY)
         connection.send_bytes(
             json.dumps(
                 ["error", f"the sandboxed process could not load the call: {type(exc).__name__}: {exc}"]
             ).encode()
         )
         return
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    requests = os.fdopen(os.dup(0), "rb")
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the macro's code reads nothing of the requests
     connection.send_bytes(READY)
-    message = message_of(function, dataclasses.replace(ctx, sandbox=NO_SANDBOX))
-    connection.send_bytes(json.dumps(list(message)).encode())
+    runner = tests_over(
+        lambda paths: connection.send_bytes(json.dumps([RUN_TESTS, paths]).encode()),
+        lambda: requests.readline().decode(),
+    )
+    ctx = dataclasses.replace(ctx, sandbox=NO_SANDBOX, tests_runner=runner)
+    while part := requests.readline().strip().decode():
+        connection.send_bytes(json.dumps(list(message_of(parts[part], ctx))).encode())

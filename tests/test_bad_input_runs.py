@@ -1,0 +1,397 @@
+"""Bad baseline and router files, options, task files, fixtures and macro code, in a run.
+
+Each case asserts one outcome: a one-line error naming the input and the problem (a usage or
+collection error before any run), an infrastructure error kept apart from agent failures, or
+correct handling; every case is under the time bound of ``bad_input_kit``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from bad_input_kit import BOUND_SECONDS, assert_error, time_bound
+from conftest import DATA, REPO, needs_bwrap
+
+from pytest_granularity.contract_checks import CheckFailed, Subject, run_check
+from pytest_granularity.failures import EXECUTOR_EXCEPTION
+from pytest_granularity.gate import BaselineError, load_baseline
+from pytest_granularity.macros import MacroContext, invoke
+from pytest_granularity.macros.contract import load_macro
+from pytest_granularity.routing import Router, RouterError
+from pytest_granularity.sandbox import select
+from pytest_granularity.schemas import DefinitionError
+from pytest_granularity.tasks import TaskError, load_task
+from pytest_granularity.verify import verify
+from pytest_granularity.workspace import Workspace, WorkspaceError, solution_files
+
+NESTED = "[" * 100_000 + "]" * 100_000
+ROUTER = json.loads((REPO / "router.json").read_text())
+
+# --- baseline and router files -----------------------------------------------------------------
+
+BASELINES = [
+    ("nested", NESTED.encode(), "baseline.json: not a pytest-granularity baseline: nested too deeply to read"),
+    ("list", b"[]", "baseline.json: field '<root>': [] is not of type 'object'"),
+    (
+        "not-utf8",
+        b'{"runs": "\xff"}',
+        "baseline.json: not a pytest-granularity baseline: not UTF-8 text (byte 10 is 0xff)",
+    ),
+    (
+        "not-json",
+        b"{runs",
+        "baseline.json: not a pytest-granularity baseline: not JSON (line 1, column 2: Expecting property name enclosed in double quotes)",
+    ),
+    (
+        "huge-value",
+        json.dumps(
+            {"schema_version": 1, "runs": {"t|micro|none": {"success": True, "steps": 3, "tokens": "x" * 10**6}}}
+        ).encode(),
+        "baseline.json: field 'runs.t|micro|none.tokens': 'xxxx*... is not of type 'integer'",
+    ),
+    ("empty", b"", "baseline.json: not a pytest-granularity baseline: not JSON (line 1, column 1: Expecting value)"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), [c[1:] for c in BASELINES], ids=[c[0] for c in BASELINES])
+def test_a_bad_baseline_file_is_one_error(tmp_path, data, message):
+    (tmp_path / "baseline.json").write_bytes(data)
+    assert_error(lambda: load_baseline("baseline.json", tmp_path), BaselineError, message)
+
+
+def test_a_baseline_that_is_a_folder_is_one_error(tmp_path):
+    (tmp_path / "baseline.json").mkdir()
+    assert_error(
+        lambda: load_baseline("baseline.json", tmp_path),
+        BaselineError,
+        f"{tmp_path / 'baseline.json'}: cannot read the baseline: Is a directory",
+    )
+
+
+ROUTERS = [
+    ("nested", NESTED.encode(), "{path}: cannot read the router: nested too deeply to read"),
+    ("list", b"[]", "{path}: field '<root>': [] is not of type 'object'"),
+    ("not-utf8", b"{\xff}", "{path}: cannot read the router: not UTF-8 text (byte 1 is 0xff)"),
+    ("empty", b"", "{path}: cannot read the router: not JSON (line 1, column 1: Expecting value)"),
+    (
+        "huge-value",
+        json.dumps({**ROUTER, "format": "y" * 10**6}).encode(),
+        "{path}: field 'format': not a pytest-granularity router file (its format is 'yyyy*...)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), [c[1:] for c in ROUTERS], ids=[c[0] for c in ROUTERS])
+def test_a_bad_router_file_is_one_error(tmp_path, data, message):
+    path = tmp_path / "router.json"
+    path.write_bytes(data)
+    assert_error(lambda: Router.load(path), RouterError, message.format(path=path))
+
+
+def test_a_router_that_is_a_folder_is_one_error(tmp_path):
+    (tmp_path / "router.json").mkdir()
+    assert_error(
+        lambda: Router.load(tmp_path / "router.json"),
+        RouterError,
+        f"{tmp_path / 'router.json'}: cannot read the router: Is a directory",
+    )
+
+
+# --- the plugin's options, end to end ----------------------------------------------------------
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copytree(DATA, pytester.path, dirs_exist_ok=True)
+    return pytester
+
+
+def _usage_error(project: pytest.Pytester, *args: str) -> str:
+    with time_bound():
+        result = project.runpytest("tasks", *args)
+    text = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in text and "INTERNALERROR" not in text, f"TRACEBACK: {text[-400:]}"
+    assert result.ret != 0, f"ACCEPTED: exit 0: {text[-300:]}"
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, f"UNCLEAR: exit {result.ret}: {text[-400:]}"
+    errors = [line for line in result.stderr.str().splitlines() if line.startswith("ERROR: ")]
+    assert len(errors) == 1, f"UNCLEAR: {result.stderr.str()[-400:]}"
+    return errors[0]
+
+
+OPTIONS = [
+    (
+        "empty-policy",
+        ["--granularity="],
+        "ERROR: --granularity: no policy named; choose from micro, macro, hybrid, heuristic, learned or all",
+    ),
+    (
+        "comma-policy",
+        ["--granularity=,"],
+        "ERROR: --granularity: no policy named; choose from micro, macro, hybrid, heuristic, learned or all",
+    ),
+    (
+        "success-drop-above-one",
+        ["--granularity=micro", "--granularity-max-success-drop=2"],
+        "ERROR: --granularity-max-success-drop: 2 is more than 1 (a success rate cannot drop by more than 100%)",
+    ),
+    (
+        "success-drop-percent",
+        ["--granularity=micro", "--granularity-max-success-drop=150%"],
+        "ERROR: --granularity-max-success-drop: 1.5 is more than 1 (a success rate cannot drop by more than 100%)",
+    ),
+    ("unknown-policy", ["--granularity=mikro"], "ERROR: --granularity: unknown policy mikro; choose from *"),
+    (
+        "epochs-zero",
+        ["--granularity=micro", "--granularity-epochs=0"],
+        "ERROR: --granularity-epochs: must be at least 1",
+    ),
+    (
+        "alpha-one",
+        ["--granularity=micro", "--granularity-alpha=1"],
+        "ERROR: --granularity-alpha: 1 is not between 0 and 1",
+    ),
+    (
+        "retrieval-k",
+        ["--granularity=micro", "--granularity-retrieval-k=-1"],
+        "ERROR: --granularity-retrieval-k: -1 must not be negative",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), [c[1:] for c in OPTIONS], ids=[c[0] for c in OPTIONS])
+def test_a_bad_option_is_one_usage_error(project, args, message):
+    from bad_input_kit import matches
+
+    line = _usage_error(project, *args)
+    assert matches(line, message), f"UNCLEAR: {line!r} is not {message!r}"
+
+
+INI = [
+    (
+        "granularity_max_success_drop = 3",
+        "ERROR: --granularity-max-success-drop: 3 is more than 1 (a success rate cannot drop by more than 100%)",
+    ),
+    ("granularity_faults = some", "ERROR: granularity_faults: 'some' is not one of *"),
+    ("granularity_sandbox = docker", "ERROR: granularity_sandbox: 'docker' is not one of *"),
+    ("granularity_epochs = many", "ERROR: granularity_epochs: 'many' is not a whole number"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), INI, ids=[c[0].split(" ")[0] for c in INI])
+def test_a_bad_ini_value_is_one_usage_error(project, line, message):
+    from bad_input_kit import matches
+
+    project.makeini(f"[pytest]\n{line}\n")
+    error = _usage_error(project, "--granularity=micro")
+    assert matches(error, message), f"UNCLEAR: {error!r} is not {message!r}"
+
+
+@pytest.mark.parametrize("option", ["--granularity-baseline", "--granularity-router"])
+@pytest.mark.parametrize("content", ["nested", "list"])
+def test_a_bad_baseline_or_router_option_is_a_usage_error(project, option, content):
+    (project.path / "bad.json").write_text(NESTED if content == "nested" else "[]")
+    policy = "--granularity=learned" if option == "--granularity-router" else "--granularity=micro"
+    line = _usage_error(project, policy, f"{option}=bad.json")
+    assert "bad.json" in line and ("nested too deeply" in line or "is not of type 'object'" in line), f"UNCLEAR: {line}"
+
+
+# --- task files and fixtures -------------------------------------------------------------------
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+@pytest.mark.parametrize("fixture", ["..", "./", ".", "../fix-add", "./solution", "verifier/"])
+def test_a_fixture_that_holds_or_lies_in_the_task_is_refused(fix_add, fixture):
+    _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {fixture}")
+    folder = fix_add.path.parent
+    assert_error(
+        lambda: load_task(fix_add.path),
+        TaskError,
+        f"{fix_add.path}: field 'fixture': '{fixture}' resolves to *, which * {folder}*:"
+        " the agent would see the task's solution and verifier",
+    )
+
+
+def test_faults_on_a_task_without_a_reference_macro_are_refused(fix_add):
+    text = fix_add.path.read_text()
+    start = text.index("macro:")
+    fix_add.path.write_text(text[:start] + "faults: [early, late]\n")
+    assert_error(
+        lambda: load_task(fix_add.path),
+        TaskError,
+        f"{fix_add.path}: field 'faults': a fault is injected into the task's reference macro call, and it has none ('macro')",
+    )
+
+
+def test_a_task_file_that_is_a_folder_is_a_collection_error(project):
+    folder = project.path / "tasks" / "folder-task"
+    (folder / "task.yaml").mkdir(parents=True)
+    (folder / "verifier").mkdir()
+    (folder / "verifier" / "test_hidden.py").write_text("def test_secret():\n    assert True\n")
+    with time_bound():
+        result = project.runpytest("tasks", "--granularity=micro", "-p", "no:cacheprovider")
+    text = result.stdout.str()
+    assert "Traceback" not in text, f"TRACEBACK: {text[-400:]}"
+    assert result.ret == pytest.ExitCode.INTERRUPTED, f"ACCEPTED: exit {result.ret}: {text[-400:]}"
+    assert f"{folder / 'task.yaml'}: field '<file>': a folder, not a task file" in text, f"UNCLEAR: {text[-600:]}"
+    assert "test_secret" not in text, "ACCEPTED: the hidden verifier ran as an ordinary test"
+
+
+def test_a_fixture_ref_on_a_folder_that_is_not_a_repository_is_one_error(fix_add, tmp_path):
+    fixture = tmp_path / "plain"
+    shutil.copytree(fix_add.fixture, fixture)
+    _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {fixture}\nfixture_ref: v1")
+    task = load_task(fix_add.path)
+    assert_error(
+        lambda: Workspace.for_task(task),
+        WorkspaceError,
+        f"{fix_add.path}: fixture_ref 'v1': {fixture} is not a git repository (fixture_ref names a commit in one)",
+    )
+
+
+def test_a_verifier_whose_tests_all_skip_is_a_failed_run_even_when_skips_are_allowed(fix_add):
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text(
+        "import pytest\n\n@pytest.mark.skip(reason='later')\ndef test_add():\n    assert False\n"
+    )
+    _edit(fix_add.path, "timeout_seconds: 30", "timeout_seconds: 30\n  allow_skips: true")
+    task = load_task(fix_add.path)
+    with time_bound(), Workspace.for_task(task) as ws:
+        ws.apply(solution_files(task), task.solution_delete)
+        verdict = verify(task, ws)
+    assert not verdict.accepted, "ACCEPTED: a verifier that ran no test passed the run"
+    assert verdict.output.startswith(
+        "[verifier] no verifier test ran: all 1 skipped (allow_skips lets some skip, not all)"
+    ), f"UNCLEAR: {verdict.output[:300]}"
+
+
+def test_a_verifier_test_that_exits_the_process_is_the_tasks_fault(fix_add):
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("import os\n\ndef test_add():\n    os._exit(0)\n")
+    with time_bound(), Workspace.for_task(fix_add) as ws:
+        ws.apply(solution_files(fix_add), fix_add.solution_delete)
+        verdict = verify(fix_add, ws)
+    assert not verdict.accepted, "ACCEPTED: a verifier that exited passed the run"
+    assert verdict.infrastructure_error == (
+        "the verifier's own test _granularity_verifier/test_verify_fix_add.py::test_add ended the process (os._exit):"
+        " the task's verifier is broken"
+    ), f"UNCLEAR: {verdict.infrastructure_error} / {verdict.output[:200]}"
+
+
+# --- macro code outside ``run``: under the macro's timeout and sandbox --------------------------
+
+HANG_MACRO = DATA / "broken_macros" / "hang"
+LOOP = "    while True:\n        pass\n"
+
+
+def _macro(tmp_path: Path, part: str, body: str) -> Path:
+    """A copy of the ``hang`` macro (timeout 1 s) whose ``run`` is quick and whose ``part`` starts with ``body``."""
+    folder = tmp_path / f"bad-{part}"
+    shutil.copytree(HANG_MACRO, folder)
+    example = REPO / "pytest_granularity/macros/builtin/replace-and-verify/examples/basic"
+    _edit(
+        folder / "contract.yaml",
+        "../../../../pytest_granularity/macros/builtin/replace-and-verify/examples/basic",
+        str(example),
+    )
+    runtime = folder / "runtime.py"
+    text = runtime.read_text().replace("    import time\n\n    time.sleep(60)\n", "")
+    head = f"def {part}(ctx: MacroContext) -> list[str]:\n"
+    runtime.write_text(text.replace(head, head + body))
+    return folder
+
+
+def _call(folder: Path, ws_root: Path, sandbox: str = "none"):
+    macro = load_macro(folder)
+    ws = Workspace(ws_root)
+    args = {"files": ["calc/ops.py"], "old": "SCALE = 2", "new": "SCALE = 1", "tests": ["tests"]}
+    with time_bound(BOUND_SECONDS):
+        return invoke(macro, MacroContext(ws, args, test_timeout=30, sandbox=select(sandbox)))
+
+
+@pytest.fixture
+def work(tmp_path):
+    root = tmp_path / "ws"
+    shutil.copytree(DATA / "minipkg", root)
+    _edit(root / "calc" / "ops.py", "SCALE = 1", "SCALE = 2")
+    return root
+
+
+@pytest.mark.parametrize("part", ["preconditions", "validate"])
+def test_macro_code_that_loops_forever_is_stopped_at_the_macros_timeout(tmp_path, work, part):
+    outcome = _call(_macro(tmp_path, part, LOOP), work)
+    assert outcome.failure_class == EXECUTOR_EXCEPTION and outcome.timed_out, f"UNCLEAR: {outcome}"
+    name = "preconditions" if part == "preconditions" else "validation"
+    assert outcome.reason == f"{name} stopped after its timeout of 1s; the workspace is left as the macro left it"
+
+
+@pytest.mark.parametrize("part", ["preconditions", "validate"])
+def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, work, part):
+    outcome = _call(_macro(tmp_path, part, "    import os\n    os._exit(3)\n"), work)
+    assert outcome.failure_class == EXECUTOR_EXCEPTION, f"UNCLEAR: {outcome}"
+    name = "preconditions" if part == "preconditions" else "validation"
+    assert outcome.reason == f"{name} failed: the macro's process died (exit code 3)"
+
+
+@pytest.mark.parametrize("part", ["preconditions", "validate"])
+def test_macro_code_that_raises_is_an_executor_exception_naming_the_part(tmp_path, work, part):
+    outcome = _call(_macro(tmp_path, part, "    raise ValueError('broken')\n"), work)
+    name = "preconditions" if part == "preconditions" else "validation"
+    assert (outcome.failure_class, outcome.reason) == (EXECUTOR_EXCEPTION, f"{name} raised ValueError: broken")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("part", ["preconditions", "validate"])
+def test_macro_code_that_writes_outside_is_refused_by_the_sandbox(tmp_path, work, part):
+    target = tmp_path / f"outside-{part}.txt"
+    outcome = _call(_macro(tmp_path, part, f"    open({str(target)!r}, 'w').write('x')\n"), work, "bwrap")
+    assert not target.exists(), "WROTE-OUTSIDE"
+    assert outcome.failure_class == EXECUTOR_EXCEPTION and outcome.outside_writes == (str(target),), (
+        f"UNCLEAR: {outcome}"
+    )
+
+
+@pytest.mark.parametrize("part", ["preconditions", "validate"])
+def test_the_contract_checks_fail_a_macro_whose_code_hangs_naming_the_part(tmp_path, part):
+    folder = _macro(tmp_path, part, LOOP)
+    name = "preconditions" if part == "preconditions" else "validation"
+    with time_bound():
+        try:
+            run_check("timeout", Subject(folder, Counter({"hang": 1})))
+        except CheckFailed as exc:
+            assert f"{name} stopped after its timeout of 1s" in str(exc), f"UNCLEAR: {exc}"
+            return
+    pytest.fail("ACCEPTED: the timeout check passed a macro whose code hangs")
+
+
+def test_a_macro_that_depends_on_itself_is_one_error(tmp_path):
+    folder = tmp_path / "self-dep"
+    shutil.copytree(HANG_MACRO, folder)
+    contract = folder / "contract.yaml"
+    contract.write_text(contract.read_text() + "depends_on: [hang]\n")
+    assert_error(
+        lambda: load_macro(folder), DefinitionError, f"{contract}: field 'depends_on': dependency cycle: hang -> hang"
+    )
+
+
+def test_a_fixture_ref_on_a_real_repository_is_read(fix_add, tmp_path):
+    """Correct handling: the same fixture, committed and tagged, materialises at its ref."""
+    repo = tmp_path / "repo"
+    shutil.copytree(fix_add.fixture, repo)
+    for command in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v1"],
+        ["tag", "v1"],
+    ):
+        subprocess.run(["git", *command], cwd=repo, check=True)
+    _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {repo}\nfixture_ref: v1")
+    with time_bound(), Workspace.for_task(load_task(fix_add.path)) as ws:
+        assert (ws.root / "README.md").read_text() == (repo / "README.md").read_text()
