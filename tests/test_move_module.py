@@ -388,3 +388,20 @@ def test_refuses_a_mirror_name_reached_as_an_attribute_the_hook_does_not_fill(tm
     assert outcome.failure_class == "precondition_mismatch"
     assert "reaches mirror.a as an attribute of mirror, which the import hook fills in only" in outcome.reason
     assert not ws.changes()
+
+
+def test_the_parent_keeps_a_name_it_deletes_after_importing_the_submodule(tmp_path):
+    init = "from .a import helper\ndel a\n"
+    outcome, ws = moved(tmp_path, "", **{"pkg/__init__.py": init})
+    assert outcome.ok, outcome.reason
+    assert (ws.root / "pkg/__init__.py").read_text() == (
+        "from pkg.sub.a2 import helper\nfrom pkg.sub import a2 as a\ndel a\n"
+    )
+
+
+def test_refuses_a_read_of_the_package_the_move_changes(tmp_path):
+    ws = workspace(tmp_path, {**BASE, "tests/test_a.py": "import pkg.a\nassert pkg.a.__package__ == 'pkg'\n"})
+    outcome = call(ws, "move_module", source="pkg/a.py", destination="pkg/sub/a2.py")
+    assert outcome.failure_class == "precondition_mismatch"
+    assert "line 2 reads the package of pkg.a (__package__), which the move changes" in outcome.reason
+    assert not ws.changes()

@@ -186,6 +186,12 @@ def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
             f"and its new place {move.new} is not inside that module"
         ]
     if (
+        node.attr == "__package__"
+        and f.scope.resolve(dotted_chain(node.value)) == move.old
+        and move.new.rpartition(".")[0] != move.parent
+    ):
+        return [f"line {node.lineno} reads the package of {move.old} (__package__), which the move changes"]
+    if (
         not f.hooks_allowed
         and f.scope.resolve(dotted) == move.old
         and f.scope.modules[head] != move.old
