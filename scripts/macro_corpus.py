@@ -62,12 +62,15 @@ class Result:
 class TimedContext(MacroContext):
     """A macro context that adds up how long its test runs took, so a call's time is the macro's own.
 
-    The total lives in shared memory: a macro's parts may run in a forked child process.
+    The total lives in shared memory: a macro's parts may run in a forked child process, which asks the
+    plugin's process to run its tests; only the process that runs them counts.
     """
 
     test_seconds: Synchronized[float] = field(default_factory=lambda: multiprocessing.Value("d", 0.0))
 
     def run_tests(self, paths: list[str] | None = None) -> PytestRun:
+        if getattr(self, "tests_runner", None) is not None:
+            return super().run_tests(paths)  # a child asking the plugin's process, which times the run itself
         started = time.monotonic()
         try:
             return super().run_tests(paths)

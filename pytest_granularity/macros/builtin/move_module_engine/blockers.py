@@ -187,6 +187,7 @@ def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
         ]
     if (
         node.attr == "__package__"
+        and not move.is_package
         and f.scope.resolve(dotted_chain(node.value)) == move.old
         and move.new.rpartition(".")[0] != move.parent
     ):
