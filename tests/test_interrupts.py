@@ -129,12 +129,13 @@ def test_cleanup_is_limited_to_what_this_process_registered(tmp_path: Path) -> N
 
 def test_install_chains_to_the_previous_handler_and_uninstall_restores_it() -> None:
     seen: list[int] = []
+    sigint = signal.getsignal(signal.SIGINT)  # default_int_handler, or SIG_IGN when started in the background
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
     try:
         assert interrupts.install()
         os.kill(os.getpid(), signal.SIGTERM)
         assert _wait_for(lambda: seen == [signal.SIGTERM], 5)
         interrupts.uninstall()
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is sigint
     finally:
         signal.signal(signal.SIGTERM, previous)
