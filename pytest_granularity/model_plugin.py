@@ -196,13 +196,16 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
     alias = spec if "/" not in spec and not spec.endswith(".gguf") else Path(spec).stem
     sampling = _sampling(config, alias, temperature=0.0, max_completion_tokens=LOCAL_MAX_COMPLETION_TOKENS)
 
-    assert sampling.max_completion_tokens is not None
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
-    n_ctx = _number(config, "local-ctx", int, 256) or 8192
-    threads = _number(config, "local-threads", int, 1) or default_threads(workers)
-    timeout = _number(config, "request-timeout", float) or DEFAULT_TIMEOUT
-    startup_timeout = _number(config, "local-startup-timeout", float) or 60.0
-    port = _number(config, "local-port", int) or 0
+    given = {
+        "n_ctx": _number(config, "local-ctx", int, 256),
+        "threads": _number(config, "local-threads", int, 1) or default_threads(workers),
+        "max_tokens": sampling.max_completion_tokens,
+        "timeout": _number(config, "request-timeout", float),
+        "startup_timeout": _number(config, "local-startup-timeout", float),
+        "port": _number(config, "local-port", int),
+    }
+    options = {name: value for name, value in given.items() if value is not None}
 
     def live() -> Send:
         _require_openai(LOCAL_AGENT, "local")
@@ -214,11 +217,7 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
             raise pytest.UsageError(
                 "--granularity-agent=local needs llama-cpp-python: pip install 'pytest-granularity[local]'"
             )
-        assert sampling.max_completion_tokens is not None
-        settings = LocalSettings(
-            path, alias, n_ctx, threads, sampling.max_completion_tokens, timeout, startup_timeout, port
-        )
-        server = LocalServer(settings)
+        server = LocalServer(LocalSettings(path, alias, **options))
         config.add_cleanup(server.stop)
         return LocalSend(server)
 

@@ -1,9 +1,10 @@
-"""How fast the bundled model answers here: prompt and generation tokens per second, cold and with its prefix cached.
+"""How fast the bundled model answers here: prompt tokens per second (cold) and generated tokens per second.
 
 Starts the local lane's server (as ``--granularity-agent=local`` does) for each thread count,
-sends a request whose prompt is about ``--prompt-tokens`` long, then the same conversation one
-message longer (what the next turn of a run sends: the prefix is cached), and prints the
-medians over ``--repeat`` rounds. ``--sharing`` instead plays two runs at once, each a
+sends a request whose prompt is about ``--prompt-tokens`` long (its first words differ per
+round, so nothing is served from the cache), then a short request that makes the model count
+for ``--generate`` tokens, and prints the medians over ``--repeat`` rounds.
+``--sharing`` instead plays two runs at once, each a
 conversation that grows by one observation a turn, against one shared server (2 threads) and
 against a server each (1 thread): what ``-n 2`` chooses between. Measure on a quiet machine:
 another busy core slows llama.cpp far more than it slows Python.
@@ -22,27 +23,35 @@ import time
 from pytest_granularity.agents.local_model import DEFAULT_MODEL, LocalSend, LocalServer, LocalSettings, model_file
 
 
-def _body(words: int, suffix: str, generate: int) -> dict[str, object]:
+def _body(words: int, prefix: str, generate: int, ask: str = "") -> dict[str, object]:
+    """A prompt whose first tokens differ per round, so no round reuses another's cached prefix."""
     return {
         "model": "m",
-        "messages": [{"role": "user", "content": "word " * words + suffix}],
+        "messages": [{"role": "user", "content": prefix + " " + "word " * words + ask}],
         "temperature": 0,
         "max_completion_tokens": generate,
     }
 
 
+_COUNT = "\nCount from 1 to 100, the numbers separated by commas: 1, 2, 3,"
+
+
 def measure(threads: int, words: int, generate: int, repeat: int) -> tuple[float, float]:
-    """Median prompt tokens/s (cold) and generated tokens/s (prefix cached) for one server."""
+    """Median prompt tokens/s (cold) and generated tokens/s for one server.
+
+    Generation is measured on a short counting prompt: after a long run of one word the model
+    ends its reply at once, which would time nothing but the prompt.
+    """
     server = LocalServer(LocalSettings(model_file(DEFAULT_MODEL), "m", threads=threads, max_tokens=generate))
     send = LocalSend(server)
     cold, warm = [], []
     try:
         for round_ in range(repeat):
             started = time.monotonic()
-            answer = send(_body(words, f"round {round_}", 1), "cold")
+            answer = send(_body(words, f"Round {round_}.", 1), "cold")
             cold.append(answer["usage"]["prompt_tokens"] / (time.monotonic() - started))
             started = time.monotonic()
-            answer = send(_body(words, f"round {round_} and then some", generate), "warm")
+            answer = send(_body(0, f"Round {round_}.", generate, _COUNT), "generate")
             warm.append(answer["usage"]["completion_tokens"] / (time.monotonic() - started))
     finally:
         server.stop()
@@ -64,7 +73,7 @@ def sharing(words: int, turns: int) -> dict[str, float]:
         started = [LocalServer(LocalSettings(model_file(DEFAULT_MODEL), "m", threads=threads)) for _ in range(servers)]
         sends = [LocalSend(server) for server in started]
         for send in sends:
-            send(_body(1, "warm up", 1), "warm up")
+            send(_body(1, "Warm up.", 1), "warm up")
         begin = time.monotonic()
         players = [threading.Thread(target=play, args=(sends[run % servers], run, words, turns)) for run in (0, 1)]
         for player in players:
@@ -92,7 +101,7 @@ def main() -> None:
         return
     for threads in args.threads:
         prompt, generated = measure(threads, args.prompt_tokens, args.generate, args.repeat)
-        print(f"threads {threads}: prompt {prompt:.0f} tokens/s (cold), generation {generated:.0f} tokens/s (cached)")
+        print(f"threads {threads}: prompt {prompt:.0f} tokens/s (cold), generation {generated:.0f} tokens/s")
 
 
 if __name__ == "__main__":

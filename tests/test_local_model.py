@@ -20,7 +20,7 @@ from conftest import REPO
 from test_plugin import without_latency
 
 from pytest_granularity.agents import InfrastructureError
-from pytest_granularity.agents.llama_server import Abandoned, Guard, message_branch_tokens
+from pytest_granularity.agents.llama_server import Abandoned, Guard, message_branch_tokens, sha256_of
 from pytest_granularity.agents.local_model import (
     LocalSend,
     LocalServer,
@@ -161,7 +161,7 @@ def test_every_reply_is_capped_and_says_so(served):
     assert usage["completion_tokens"] <= 24
     if answer["choices"][0]["finish_reason"] == "length":
         assert answer["choices"][0]["message"] == {"role": "assistant", "content": ""}
-    assert answer["system_fingerprint"].startswith(f"smollm2 sha256:{_sha(model_file('smollm2'))[:16]} ")
+    assert answer["system_fingerprint"].startswith(f"smollm2 sha256:{sha256_of(model_file('smollm2'))[:16]} ")
     assert "cap=24" in answer["system_fingerprint"]
 
 
@@ -208,12 +208,6 @@ def test_a_server_that_dies_mid_session_is_named_in_every_later_error(tmp_path):
         with pytest.raises(InfrastructureError, match=rf"model call {call}: the local model server \(pid \d+\) exited"):
             send(_request("hi"), f"task t, model call {call}")
     server.stop()
-
-
-def _sha(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _servers_of(marker: str) -> list[int]:
@@ -271,7 +265,7 @@ def test_the_local_agent_records_in_wire_format_bills_the_server_and_replays_byt
     assert secrets and not any(s.strip() and s in sent for s in secrets), "no answer bytes are sent"
     summary = json.loads((pytester.path / "live.json").read_text())
     assert summary["model_servers"] == [
-        f"smollm2-copy sha256:{_sha(model)[:16]} chatml-function-calling n_ctx=8192 threads={default_threads(1)} cap=256"
+        f"smollm2-copy sha256:{sha256_of(model)[:16]} chatml-function-calling n_ctx=8192 threads={default_threads(1)} cap=256"
     ]
     run_local(
         pytester,

@@ -28,7 +28,7 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
@@ -105,18 +105,25 @@ def message_branch_tokens(vocabulary: dict[int, str]) -> frozenset[int]:
 
 @dataclass(frozen=True)
 class ServerSettings:
+    """What the server is started with: its command line, and what its ``system_fingerprint`` repeats."""
+
     model: Path
     alias: str
-    n_ctx: int
-    threads: int
-    max_tokens: int
-    timeout: float
+    n_ctx: int = 8192
+    threads: int = 1
+    max_tokens: int = 256
+    timeout: float = 120.0
+    """Per request: the generation stops when it passes."""
 
     def fingerprint(self, digest: str) -> str:
         return (
             f"{self.alias} sha256:{digest[:16]} {CHAT_FORMAT} n_ctx={self.n_ctx} threads={self.threads} "
             f"cap={self.max_tokens}"
         )
+
+    def argv(self) -> list[str]:
+        """The options :func:`main` reads back into the same settings."""
+        return [f"--{f.name.replace('_', '-')}={getattr(self, f.name)}" for f in fields(ServerSettings)]
 
 
 def guarded_llama(**settings: Any) -> Any:
@@ -148,7 +155,7 @@ class ModelServer:
         )
         vocabulary = {t: self._text(t) for t in range(self.llama.n_vocab())}
         self.banned_first = message_branch_tokens(vocabulary)
-        self.fingerprint = settings.fingerprint(_sha256(settings.model))
+        self.fingerprint = settings.fingerprint(sha256_of(settings.model))
         self.lock = threading.Lock()
 
     def _text(self, token: int) -> str:
@@ -213,7 +220,7 @@ def _error(message: str, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as file:
         for block in iter(lambda: file.read(1 << 20), b""):
@@ -265,24 +272,22 @@ def _handler(model: ModelServer) -> type[BaseHTTPRequestHandler]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pytest_granularity.agents.llama_server")
-    parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--alias", required=True)
+    for field in fields(ServerSettings):
+        kind = Path if field.name == "model" else str if field.default is MISSING else type(field.default)
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=kind, required=field.default is MISSING)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--n-ctx", type=int, default=8192)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--max-tokens", type=int, default=256)
-    parser.add_argument("--timeout", type=float, default=120.0)
-    args = parser.parse_args(argv)
-    settings = ServerSettings(args.model, args.alias, args.n_ctx, args.threads, args.max_tokens, args.timeout)
+    args = vars(parser.parse_args(argv))
+    port = args.pop("port")
+    settings = ServerSettings(**{name: value for name, value in args.items() if value is not None})
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", args.port), BaseHTTPRequestHandler)
+        server = ThreadingHTTPServer(("127.0.0.1", port), BaseHTTPRequestHandler)
     except OSError as exc:
-        _log(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
+        _log(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")
         return 2
     try:
         server.RequestHandlerClass = _handler(ModelServer(settings))
     except (OSError, ValueError, RuntimeError) as exc:
-        _log(f"cannot load {args.model}: {exc}")
+        _log(f"cannot load {settings.model}: {exc}")
         return 3
     server.daemon_threads = True
     print(json.dumps({"port": server.server_address[1]}), flush=True)

@@ -31,6 +31,7 @@ from typing import Any
 
 from .. import interrupts
 from . import InfrastructureError
+from .llama_server import ServerSettings
 from .openai_client import Endpoint, OpenAISender
 
 GGUF_MAGIC = b"GGUF"
@@ -90,32 +91,16 @@ def server_available() -> bool:
 
 
 @dataclass(frozen=True)
-class LocalSettings:
-    """How the server is started: what the report's ``system_fingerprint`` repeats."""
+class LocalSettings(ServerSettings):
+    """How the server is started (what its ``system_fingerprint`` repeats), and how it is waited for.
 
-    model: Path
-    alias: str
-    n_ctx: int = 8192
-    threads: int = 2
-    max_tokens: int = 256
-    timeout: float = 120.0
-    """Per request, enforced by the server (the generation stops) and, a little later, the client."""
+    ``timeout`` is enforced by the server (the generation stops) and, a little later, by the client."""
+
     startup_timeout: float = 60.0
     port: int = 0
 
     def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "pytest_granularity.agents.llama_server",
-            f"--model={self.model}",
-            f"--alias={self.alias}",
-            f"--port={self.port}",
-            f"--n-ctx={self.n_ctx}",
-            f"--threads={self.threads}",
-            f"--max-tokens={self.max_tokens}",
-            f"--timeout={self.timeout:g}",
-        ]
+        return [sys.executable, "-m", "pytest_granularity.agents.llama_server", *self.argv(), f"--port={self.port}"]
 
 
 class LocalServer:
@@ -127,6 +112,7 @@ class LocalServer:
         self.base_url: str | None = None
         self.failure: str | None = None
         self._stderr: deque[str] = deque(maxlen=20)
+        self._reader: threading.Thread | None = None
         self._lock = threading.Lock()
 
     def url(self) -> str:
@@ -154,7 +140,8 @@ class LocalServer:
             env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},
         )
         interrupts.track_process(self.process.pid)
-        threading.Thread(target=self._keep_stderr, args=(self.process,), daemon=True).start()
+        self._reader = threading.Thread(target=self._keep_stderr, args=(self.process,), daemon=True)
+        self._reader.start()
         port = self._wait_for_port(self.process)
         return f"http://127.0.0.1:{port}/v1"
 
@@ -181,8 +168,13 @@ class LocalServer:
         )
 
     def _ended(self, process: subprocess.Popen[bytes]) -> str:
-        time.sleep(0.1)  # let the stderr reader catch the last line
+        self._read_to_the_end()
         return f"exited with code {process.returncode} before it answered{self._last_words()}"
+
+    def _read_to_the_end(self) -> None:
+        """Once the process is gone, its stderr ends: wait for the reader to keep its last line."""
+        if self._reader is not None:
+            self._reader.join(timeout=2)
 
     def _last_words(self) -> str:
         return f": {self._stderr[-1]}" if self._stderr else ""
@@ -191,7 +183,7 @@ class LocalServer:
         """Why the server is gone mid-session, or None while it runs."""
         if self.process is None or self.process.poll() is None:
             return None
-        time.sleep(0.1)
+        self._read_to_the_end()
         return f"the local model server (pid {self.process.pid}) exited with code {self.process.returncode}" + (
             self._last_words()
         )
