@@ -395,3 +395,21 @@ def test_a_fixture_ref_on_a_real_repository_is_read(fix_add, tmp_path):
     _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {repo}\nfixture_ref: v1")
     with time_bound(), Workspace.for_task(load_task(fix_add.path)) as ws:
         assert (ws.root / "README.md").read_text() == (repo / "README.md").read_text()
+
+
+@pytest.mark.parametrize("where", ["holds", "inside"])
+def test_a_fixture_that_holds_or_lies_in_another_task_is_refused(fix_add, where):
+    tasks = fix_add.path.parent.parent
+    other = tasks / "bundle" / "other-task"
+    shutil.copytree(fix_add.path.parent, other)
+    if where == "holds":
+        fixture, relation = "../bundle", f"holds the task file {other / 'task.yaml'}"
+    else:
+        fixture, relation = "../bundle/other-task/solution", f"is inside the task folder {other}"
+    _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {fixture}")
+    assert_error(
+        lambda: load_task(fix_add.path),
+        TaskError,
+        f"{fix_add.path}: field 'fixture': '{fixture}' resolves to *, which {relation}:"
+        " the agent would see that task's solution and verifier",
+    )
