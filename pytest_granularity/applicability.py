@@ -26,6 +26,7 @@ import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, MappingProxyType
 from typing import Any
@@ -34,6 +35,7 @@ from . import interrupts
 from .macros import Macro, MacroContext, MacroRegistry
 from .macros.contract import CONTRACT_FILE
 from .macros.registry import retrieval_scores
+from .macros.runtime import MacroError, MacroTimeout, OutsideWrite, answer_of, start_macro_process
 from .schemas import DefinitionError, first_error
 from .workspace import Workspace, read_tree, write_tree
 
@@ -152,21 +154,50 @@ def applicable_macros(
 
 
 def _applies(macro: Macro, prompt: str, files: Mapping[str, bytes], view: Workspace, hidden: tuple[Path, ...]) -> bool:
+    """Whether ``macro``'s check holds, asked of a process of its own (the guard every other part
+    of a macro runs under, killed past the contract's ``timeout_seconds``): a ``derive`` or an
+    import that loops forever would otherwise hang the run that computes the router's features."""
     where = macro.folder / CONTRACT_FILE
+    seconds = float(macro.contract["timeout_seconds"])
+    check = _Check(macro, prompt, files, hidden)
     try:
-        with read_only(hidden):
-            candidates = list(macro.derive(prompt, files))  # type: ignore[misc]
-            fits = any(
-                first_error(macro.parameters, args) is None
-                and not list(macro.preconditions(MacroContext(view, dict(args))))
-                for args in candidates
-            )
-    except Exception as exc:
-        raise ApplicabilityError(
-            where, "applicability.derive", f"the check of {macro.name} failed: {type(exc).__name__}: {exc}"
-        ) from None
+        with start_macro_process({PART: check}, MacroContext(view, {})) as process:
+            answer: object = answer_of(process.ask(PART, seconds), seconds)
+    except MacroTimeout as exc:
+        raise ApplicabilityError(where, PART, f"the check of {macro.name} {exc}") from None
+    except (OutsideWrite, RuntimeError, MacroError) as exc:
+        raise ApplicabilityError(where, PART, f"the check of {macro.name} failed: {exc}") from None
+    if answer not in ("fits", "does not fit"):
+        raise ApplicabilityError(where, PART, f"the check of {macro.name} failed: {answer}")
     if read_tree(view.root) != view.initial:
-        raise ApplicabilityError(
-            where, "applicability.derive", f"the check of {macro.name} changed the files it was shown"
-        )
-    return fits
+        raise ApplicabilityError(where, PART, f"the check of {macro.name} changed the files it was shown")
+    return answer == "fits"
+
+
+PART = "applicability.derive"
+"""The contract field a check's error names, and the part its process is asked for."""
+
+
+@dataclass(frozen=True)
+class _Check:
+    """A macro's applicability check as a part its process runs: ``derive`` proposes argument sets
+    and the preconditions judge them, under the read-only guard; answers 'fits' or 'does not fit',
+    or what it raised (as text, so it can leave the child)."""
+
+    macro: Macro
+    prompt: str
+    files: Mapping[str, bytes]
+    hidden: tuple[Path, ...]
+
+    def __call__(self, ctx: MacroContext) -> str:
+        try:
+            with read_only(self.hidden):
+                candidates = list(self.macro.derive(self.prompt, self.files))  # type: ignore[misc]
+                fits = any(
+                    first_error(self.macro.parameters, args) is None
+                    and not list(self.macro.preconditions(MacroContext(ctx.workspace, dict(args))))
+                    for args in candidates
+                )
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return "fits" if fits else "does not fit"
