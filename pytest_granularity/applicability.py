@@ -153,10 +153,14 @@ def applicable_macros(
         shutil.rmtree(root, ignore_errors=True)
 
 
+PART = "applicability.derive"
+"""The contract field a check's error names, and the part its process is asked for."""
+
+
 def _applies(macro: Macro, prompt: str, files: Mapping[str, bytes], view: Workspace, hidden: tuple[Path, ...]) -> bool:
     """Whether ``macro``'s check holds, asked of a process of its own (the guard every other part
-    of a macro runs under, killed past the contract's ``timeout_seconds``): a ``derive`` or an
-    import that loops forever would otherwise hang the run that computes the router's features."""
+    of a macro runs under, killed past the contract's ``timeout_seconds``): a ``derive`` that loops
+    forever would otherwise hang the run that computes the router's features."""
     where = macro.folder / CONTRACT_FILE
     seconds = float(macro.contract["timeout_seconds"])
     check = _Check(macro, prompt, files, hidden)
@@ -172,10 +176,6 @@ def _applies(macro: Macro, prompt: str, files: Mapping[str, bytes], view: Worksp
     if read_tree(view.root) != view.initial:
         raise ApplicabilityError(where, PART, f"the check of {macro.name} changed the files it was shown")
     return answer == "fits"
-
-
-PART = "applicability.derive"
-"""The contract field a check's error names, and the part its process is asked for."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ error that names the file and the field, never a traceback. The JSON Schema in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, overload
 
@@ -118,9 +117,12 @@ def _check_fixture_apart(task: Task, value: str) -> None:
 
 
 def _check_apart_from_other_tasks(task: Task, value: str) -> None:
-    """Another task's folder is as hidden as this one's: the fixture may neither hold nor lie in one."""
+    """Another task's folder is as hidden as this one's: the fixture may neither hold nor lie in one.
+
+    Runs after :func:`_check_fixture_apart`, so a task file found under the fixture is another task's.
+    """
     inside = next((p for p in task.fixture.parents if p != task.path.parent and (p / TASK_FILE).is_file()), None)
-    held = inside is None and next((p for p in _task_files_under(task.fixture) if p != task.path), None)
+    held = None if inside else next(task.fixture.rglob(TASK_FILE), None)
     if inside or held:
         relation = f"is inside the task folder {inside}" if inside else f"holds the task file {held}"
         raise TaskError(
@@ -129,12 +131,6 @@ def _check_apart_from_other_tasks(task: Task, value: str) -> None:
             f"'{value}' resolves to {task.fixture}, which {relation}:"
             " the agent would see that task's solution and verifier",
         )
-
-
-@lru_cache(maxsize=256)
-def _task_files_under(folder: Path) -> tuple[Path, ...]:
-    """Cached: every task of a benchmark shares a few fixtures, and walking one is the slow part."""
-    return tuple(sorted(folder.rglob(TASK_FILE)))
 
 
 def _within(path: Path, folder: Path) -> bool:
