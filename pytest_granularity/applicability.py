@@ -33,9 +33,10 @@ from typing import Any
 
 from . import interrupts
 from .macros import Macro, MacroContext, MacroRegistry
+from .macros.context import MacroError
 from .macros.contract import CONTRACT_FILE
 from .macros.registry import retrieval_scores
-from .macros.runtime import MacroError, MacroTimeout, OutsideWrite, answer_of, start_macro_process
+from .macros.runtime import MacroTimeout, OutsideWrite, answer_of, start_macro_process
 from .schemas import DefinitionError, first_error
 from .workspace import Workspace, read_tree, write_tree
 

@@ -75,11 +75,14 @@ BUILTIN = "pytest-granularity"
 
 def agents(config: pytest.Config) -> dict[str, AgentFactory]:
     """The built-in agents and those plugins register (``pytest_granularity_agents``), by name."""
-    from .agents import builtin_agents
+    from .agents.reference import ReferenceAgent
 
     return _by_name(
         "agent",
-        [(BUILTIN, builtin_agents()), *((plugin, dict(found)) for plugin, found in _answers(config, "agents"))],
+        [
+            (BUILTIN, {"reference": ReferenceAgent}),
+            *((plugin, dict(found)) for plugin, found in _answers(config, "agents")),
+        ],
     )
 
 

@@ -6,6 +6,7 @@ import shutil
 import pytest
 from macro_helpers import call, workspace
 
+from pytest_granularity import MacroContext
 from pytest_granularity.agents import ContextLengthExceeded, InfrastructureError
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.executor import (
@@ -25,7 +26,6 @@ from pytest_granularity.executor import (
 from pytest_granularity.failures import InjectedFault
 from pytest_granularity.macros import MacroRegistry, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
-from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.policies import FIXED_POLICIES, never
 from pytest_granularity.result import MacroLogEntry, RunResult
 from pytest_granularity.runner import RunSettings, run_task

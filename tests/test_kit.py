@@ -8,6 +8,7 @@ import libcst as cst
 import pytest
 from macro_helpers import workspace
 
+from pytest_granularity import MacroContext
 from pytest_granularity.macros.kit import (
     ScopedTransformer,
     bound_name,
@@ -23,7 +24,6 @@ from pytest_granularity.macros.kit import (
     read_python,
     without_docstring,
 )
-from pytest_granularity.macros.runtime import MacroContext
 
 SOURCE = '''
 """A module."""

@@ -81,9 +81,3 @@ class ContextLengthExceeded(AgentError):
 
 def as_reply(answer: ToolCall | Reply) -> Reply:
     return answer if isinstance(answer, Reply) else Reply(calls=(answer,))
-
-
-def builtin_agents() -> dict[str, AgentFactory]:
-    from .reference import ReferenceAgent
-
-    return {"reference": ReferenceAgent}

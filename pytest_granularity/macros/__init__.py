@@ -1,7 +1,8 @@
 """Macro skills: contracts, the registry, the contract-enforcing runtime and the built-in macros."""
 
+from .context import MacroContext, MacroError
 from .contract import Macro, load_macro
 from .registry import MacroRegistry
-from .runtime import MacroContext, MacroError, MacroOutcome, invoke
+from .runtime import MacroOutcome, invoke
 
 __all__ = ["Macro", "MacroContext", "MacroError", "MacroOutcome", "MacroRegistry", "invoke", "load_macro"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from .runtime import MacroContext
+from .context import MacroContext
 
 TEST_TAIL_LINES = 15
 

@@ -24,7 +24,7 @@ from typing import TypeGuard
 import libcst as cst
 
 from ..workspace import PathEscape
-from .runtime import MacroContext
+from .context import MacroContext
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 """A ``def`` or ``async def`` statement: what ``find_functions`` returns."""

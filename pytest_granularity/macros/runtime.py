@@ -35,12 +35,12 @@ from ..failures import (
     InjectedFault,
 )
 from ..interrupts import kill_group, track_process, untrack_process
-from ..pytest_process import PytestRun, run_pytest
-from ..sandbox import NO_SANDBOX, Sandbox
 from ..schemas import first_error
-from ..workspace import Changes, Workspace, compare
+from ..workspace import Changes, compare
+from .context import MacroContext, MacroError
 from .contract import SIDE_EFFECT_KINDS, Macro
-from .sandboxed import Message, SandboxedMacro
+from .messages import RUN_TESTS, Message, answer_with_tests, message_of, tests_over
+from .sandboxed import SandboxedMacro
 
 _PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
 
@@ -50,49 +50,6 @@ FaultPoint = Callable[[str, str, dict[str, Any], Path], None]
 
 def no_faults(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
     return None
-
-
-class MacroError(Exception):
-    """Raised by a macro that finds, while acting, that it cannot finish the job."""
-
-
-@dataclass(frozen=True)
-class MacroContext:
-    """What a macro's functions are given: the workspace, the call's arguments, a test runner,
-    the macros it declared in ``depends_on``, and the sandbox its work and tests run in."""
-
-    workspace: Workspace
-    args: dict[str, Any]
-    tests: tuple[str, ...] = ()
-    test_timeout: float = 120.0
-    dependencies: dict[str, Any] = field(default_factory=dict)
-    sandbox: Sandbox = NO_SANDBOX
-    tests_runner: Callable[[list[str]], PytestRun] | None = field(default=None, compare=False)
-    """In a macro's process: runs the tests in the plugin's process instead (see ``answer_with_tests``)."""
-
-    def call_dependency(self, name: str, args: dict[str, Any]) -> str:
-        """Run a declared dependency's preconditions and work in this workspace; its refusal is a MacroError."""
-        macro = self.dependencies.get(name)
-        if macro is None:
-            raise MacroError(f"'{name}' is not among this macro's declared dependencies")
-        context = dataclasses.replace(self, args=dict(args), dependencies={})
-        reasons = list(macro.preconditions(context))
-        if reasons:
-            raise MacroError(f"dependency {name} does not fit: {'; '.join(reasons)}")
-        return str(macro.run(context))
-
-    @property
-    def root(self) -> Path:
-        return self.workspace.root
-
-    def path(self, rel: str) -> Path:
-        return self.workspace.resolve(rel)
-
-    def run_tests(self, paths: list[str] | None = None) -> PytestRun:
-        chosen = list(paths or self.args.get("tests") or self.tests)
-        if self.tests_runner is not None:
-            return self.tests_runner(chosen)
-        return run_pytest(self.root, chosen, self.test_timeout, sandbox=self.sandbox)
 
 
 @dataclass(frozen=True)
@@ -263,45 +220,6 @@ def start_macro_process(parts: Parts, ctx: MacroContext) -> Iterator[MacroProces
         yield process
 
 
-def answer_with_tests(
-    receive: Callable[[float], Message | None], reply: Callable[[str], None], ctx: MacroContext, seconds: float
-) -> Message | None:
-    """A part's answer (None past ``seconds``); meanwhile the tests it asks for run here, in the
-    plugin's process, so they go through the same sandbox and the same memo as every other pytest
-    run (see ``pytest_process``): a macro's validation costs what it did before it had a process."""
-    deadline = time.monotonic() + seconds
-    while True:
-        message = receive(max(0.0, deadline - time.monotonic()))
-        if message is None or message[0] != RUN_TESTS:
-            return message
-        paths = _paths(message[1])
-        if paths is None:
-            return "error", "the macro's process sent a malformed request"
-        reply(json.dumps(dataclasses.asdict(ctx.run_tests(paths))))
-
-
-RUN_TESTS = "run_tests"
-"""The request a macro's process sends for a test run (its paths as JSON); the answer is the PytestRun as JSON."""
-
-
-def _paths(text: str) -> list[str] | None:
-    try:
-        paths = json.loads(text)
-    except ValueError:
-        return None
-    return paths if isinstance(paths, list) and all(isinstance(p, str) for p in paths) else None
-
-
-def tests_over(send: Callable[[str], None], receive: Callable[[], str]) -> Callable[[list[str]], PytestRun]:
-    """In a macro's process: ``run_tests`` as a request to the plugin's process (see ``answer_with_tests``)."""
-
-    def run(paths: list[str]) -> PytestRun:
-        send(json.dumps(paths))
-        return PytestRun(**json.loads(receive()))
-
-    return run
-
-
 def answer_of(message: Message | None, seconds: float) -> Any:
     """A part's answer as its value (text), or the exception that says how it failed."""
     if message is None:
@@ -314,21 +232,6 @@ def answer_of(message: Message | None, seconds: float) -> Any:
     if kind == "error":
         raise RuntimeError(value)
     return value if kind == "ok" else _NotText(value)
-
-
-def message_of(function: Callable[[MacroContext], Any], ctx: MacroContext) -> Message:
-    """Call ``function(ctx)`` and say how it ended, as text that can leave the child process."""
-    try:
-        value = function(ctx)
-        return ("ok", value) if isinstance(value, str) else ("not_text", type(value).__name__)
-    except MacroError as exc:
-        return ("macro_error", str(exc))
-    except OSError as exc:
-        if exc.errno == errno.EROFS and exc.filename is not None:
-            return ("outside_write", os.path.abspath(os.fsdecode(exc.filename)))
-        return ("error", f"{type(exc).__name__}: {exc}")
-    except BaseException as exc:
-        return ("error", f"{type(exc).__name__}: {exc}")
 
 
 class _ForkedMacro:

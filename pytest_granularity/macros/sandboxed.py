@@ -31,12 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..interrupts import kill_group, tracked_folder, tracked_process
 from .contract import MODULE_PREFIX
+from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
 
 if TYPE_CHECKING:
-    from .runtime import MacroContext
+    from .context import MacroContext
 
-Message = tuple[str, str]
-KINDS = ("ok", "not_text", "macro_error", "outside_write", "error", "run_tests")
 READY = b"ready"
 START_TIMEOUT_SECONDS = 60.0
 CHILD_CODE = "from pytest_granularity.macros.sandboxed import main; main()"
@@ -90,8 +89,6 @@ class SandboxedMacro:
     def ask(self, part: str, seconds: float) -> Message | None:
         if self.failed_start is not None:
             return self.failed_start
-        from .runtime import answer_with_tests
-
         if not self._send(f"{part}\n".encode()):
             return _died(self.process)
         try:
@@ -170,7 +167,6 @@ def main() -> None:
     """The child: import the runtime files, read the call, say it is ready, then answer each part asked for."""
     from ..sandbox import NO_SANDBOX
     from .contract import import_runtime
-    from .runtime import RUN_TESTS, message_of, tests_over
 
     stdin = sys.stdin.buffer
     fd, modules = pickle.load(stdin)

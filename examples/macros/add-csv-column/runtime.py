@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import test_problems
 from pytest_granularity.macros.kit import existing_file
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _read(ctx: MacroContext) -> tuple[list[list[str]], str]:

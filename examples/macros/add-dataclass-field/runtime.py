@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import is_docstring, last_line, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _is_dataclass_decorator(node: ast.expr) -> bool:

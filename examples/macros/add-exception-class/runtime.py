@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import re
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import bound_name, is_builtin_exception, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _defined_names(tree: ast.Module) -> dict[str, ast.stmt]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import FunctionNode, find_functions, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _target(ctx: MacroContext) -> tuple[str, FunctionNode | None, list[str]]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import libcst as cst
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import find_functions, parameter_defaults, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

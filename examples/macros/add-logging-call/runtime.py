@@ -6,6 +6,7 @@ import ast
 import io
 import json
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import (
     FunctionNode,
@@ -15,7 +16,6 @@ from pytest_granularity.macros.kit import (
     read_python,
     without_docstring,
 )
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _find_function(tree: ast.Module, dotted: str) -> FunctionNode | None:

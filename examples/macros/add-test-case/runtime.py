@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import bound_name, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 TAIL_LINES = 15
 

@@ -6,9 +6,9 @@ import ast
 
 import libcst as cst
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import ScopedTransformer, find_functions, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

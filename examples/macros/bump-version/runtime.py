@@ -7,9 +7,9 @@ from typing import Any
 
 import tomllib
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import existing_file
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 PYPROJECT = "pyproject.toml"
 _PROJECT_HEADER = re.compile(r"^\[project\][ \t]*(#.*)?$", re.M)

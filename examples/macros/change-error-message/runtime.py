@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import FunctionNode, find_functions, line_offsets, node_span, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _find_function(tree: ast.Module, dotted: str) -> FunctionNode | None:

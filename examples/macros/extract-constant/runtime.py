@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import (
     find_functions,
@@ -13,7 +14,6 @@ from pytest_granularity.macros.kit import (
     read_python,
     without_docstring,
 )
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

@@ -8,9 +8,9 @@ import io
 import re
 import tokenize
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import bound_name, last_line, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Import = ast.Import | ast.ImportFrom
 

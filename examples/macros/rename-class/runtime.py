@@ -7,9 +7,9 @@ import re
 
 import libcst as cst
 
+from pytest_granularity import MacroContext
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import read_python
-from pytest_granularity.macros.runtime import MacroContext
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

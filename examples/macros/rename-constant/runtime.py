@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from pytest_granularity import MacroContext
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import existing_file
-from pytest_granularity.macros.runtime import MacroContext
 
 
 def _defines(text: str, name: str) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import re
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import bound_name, find_functions, last_line, line_offsets, read_python
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Position = tuple[int, int]
 """(line, byte column), as the ast reports them."""

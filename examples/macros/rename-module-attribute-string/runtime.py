@@ -6,8 +6,8 @@ import ast
 import io
 import tokenize
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 SKIPPED_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", "build", "dist"}
 

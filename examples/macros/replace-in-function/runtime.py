@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import existing_file, find_functions, line_offsets, node_span
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 
 def _body_span(ctx: MacroContext) -> tuple[bytes, tuple[int, int] | None, list[str]]:

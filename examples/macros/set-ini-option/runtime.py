@@ -5,9 +5,9 @@ from __future__ import annotations
 import configparser
 import re
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import test_problems
 from pytest_granularity.macros.kit import existing_file
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 HEADER = re.compile(r"\[(?P<header>.+)\]")
 OPTION = re.compile(r"(?P<key>[^=:\s][^=:]*?)\s*[=:][ \t]*")

@@ -6,9 +6,9 @@ import json
 import re
 from typing import Any
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import test_problems
 from pytest_granularity.macros.kit import existing_file
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 _INDENT = re.compile(r"^([ \t]+)\S", re.M)
 _MISSING = object()

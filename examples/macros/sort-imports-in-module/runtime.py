@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import io
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import last_line, read_python, without_docstring
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 Imports = (ast.Import, ast.ImportFrom)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import test_problems
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 CHANGELOG = "CHANGELOG.md"
 BULLET = re.compile(r"^([-*]) (.*?)\s*$")

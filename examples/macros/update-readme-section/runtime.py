@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import test_problems
-from pytest_granularity.macros.runtime import MacroContext, MacroError
 
 README = "README.md"
 ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")

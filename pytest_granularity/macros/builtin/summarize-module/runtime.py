@@ -6,9 +6,9 @@ import ast
 import re
 from collections.abc import Mapping
 
+from pytest_granularity import MacroContext
 from pytest_granularity.features import prompt_paths
 from pytest_granularity.macros.kit import is_docstring
-from pytest_granularity.macros.runtime import MacroContext
 from pytest_granularity.modnames import dotted_name
 from pytest_granularity.workspace import PathEscape
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.macros.runtime import MacroContext, MacroError
+from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.workspace import PathEscape
 
 ESCAPE = "/tmp/granularity-write-elsewhere.txt"
