@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from .core import __version__ as __version__
 
 _HOMES = {
     "Agent": "agents",
@@ -36,19 +36,19 @@ _HOMES = {
     "InfrastructureError": "agents",
     "Oracle": "agents",
     "TaskView": "agents",
-    "Message": "transcript",
-    "Reply": "transcript",
-    "ToolCall": "transcript",
-    "Usage": "transcript",
-    "MACRO": "policies",
-    "MICRO": "policies",
-    "FailureEvent": "policies",
-    "Policy": "policies",
+    "Message": "core.transcript",
+    "Reply": "core.transcript",
+    "ToolCall": "core.transcript",
+    "Usage": "core.transcript",
+    "MACRO": "run.policies",
+    "MICRO": "run.policies",
+    "FailureEvent": "run.policies",
+    "Policy": "run.policies",
     "MacroContext": "macros",
     "MacroError": "macros",
     "MacroOutcome": "macros",
     "MacroRegistry": "macros",
-    "RunResult": "result",
+    "RunResult": "core.result",
 }
 
 __all__ = [
@@ -88,10 +88,10 @@ if TYPE_CHECKING:
         Oracle,
         TaskView,
     )
+    from .core.result import RunResult
+    from .core.transcript import Message, Reply, ToolCall, Usage
     from .macros import MacroContext, MacroError, MacroOutcome, MacroRegistry
-    from .policies import MACRO, MICRO, FailureEvent, Policy
-    from .result import RunResult
-    from .transcript import Message, Reply, ToolCall, Usage
+    from .run.policies import MACRO, MICRO, FailureEvent, Policy
 
 
 def __getattr__(name: str) -> Any:

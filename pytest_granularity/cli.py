@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .sandbox import MODES as SANDBOX_MODES
-from .tasks import find_task_files
+from .core.sandbox import MODES as SANDBOX_MODES
+from .core.tasks import find_task_files
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
 
     import pytest
 
-    from .served_verifier import ServedVerifier
+    from .verifier.served_verifier import ServedVerifier
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -143,15 +143,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(pytest.main(["--granularity-contracts", "-p", "no:cacheprovider", *map(str, args.paths)]))
     if args.command == "macros":
-        from .pytest_view import with_pytest_config
+        from .plugin.pytest_view import with_pytest_config
 
         return with_pytest_config([], lambda config: _macros(config, args.macros, args.report))
     if args.command == "export-mcp":
-        from .pytest_view import with_pytest_config
+        from .plugin.pytest_view import with_pytest_config
 
         return with_pytest_config([], lambda config: _export_mcp(config, args.macros))
     if args.command == "fsm":
-        from .executor import transition_table
+        from .run.executor import transition_table
 
         print(transition_table())
         return 0
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _explain(args.task, args.router)
     if args.tasks_command == "stats":
         return _tasks_stats(args.paths)
-    from .pytest_view import with_pytest_config
+    from .plugin.pytest_view import with_pytest_config
 
     return with_pytest_config(
         args.paths, lambda config: _tasks_check(config, args.paths, args.macros, not args.no_adversaries)
@@ -176,11 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from . import training
+        from .routing import training
     except ImportError:
         print("granularity train needs scikit-learn: pip install 'pytest-granularity[train]'", file=sys.stderr)
         return 2
-    from .schemas import DefinitionError
+    from .core.schemas import DefinitionError
 
     try:
         _check_outputs(("-o", args.output), *(() if args.runs else (("--save-runs", args.save_runs),)))
@@ -204,7 +204,7 @@ def _train(args: argparse.Namespace) -> int:
         f"recovery tree of {len(router.recovery.feature)} nodes"
     )
     print(training.held_out_table(evaluation))
-    from .paper import comparison
+    from .report.paper import comparison
 
     print("\nbeside the paper (ratios):\n" + comparison(evaluation))
     return 0
@@ -212,7 +212,7 @@ def _train(args: argparse.Namespace) -> int:
 
 def _check_outputs(*outputs: tuple[str, Path | None]) -> None:
     """Every file a command will write can be written: checked before any work, so none is lost."""
-    from .output_paths import output_problem
+    from .plugin.output_paths import output_problem
 
     for option, path in outputs:
         companions = (
@@ -224,9 +224,9 @@ def _check_outputs(*outputs: tuple[str, Path | None]) -> None:
 
 
 def _explain(path: Path, router_path: Path) -> int:
-    from .explain import explain_task
-    from .routing import RouterError
-    from .tasks import TaskError
+    from .core.tasks import TaskError
+    from .routing.explain import explain_task
+    from .routing.routers import RouterError
 
     try:
         text = explain_task(path, router_path)
@@ -239,18 +239,18 @@ def _explain(path: Path, router_path: Path) -> int:
 
 def _serve_mcp(args: argparse.Namespace) -> int:
     try:
-        from .mcp_server import serve_stdio
+        from .mcp.server import serve_stdio
     except ImportError:
         print("granularity serve-mcp needs the MCP SDK: pip install 'pytest-granularity[mcp]'", file=sys.stderr)
         return 2
     from contextlib import ExitStack
 
-    from .audit import AuditLog
+    from .core.audit import AuditLog
+    from .core.sandbox import SandboxUnavailable, select
+    from .core.schemas import DefinitionError
     from .macros import MacroRegistry
-    from .routing import Router, policy_named
-    from .sandbox import SandboxUnavailable, select
-    from .schemas import DefinitionError
-    from .tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
+    from .mcp.tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
+    from .routing.routers import Router, policy_named
 
     source = args.path.resolve()
     session_id = new_session_id()
@@ -319,7 +319,7 @@ def _served_verifier(args: argparse.Namespace, source: Path, stack: ExitStack) -
     """The verifier the options name, its tests held aside in a folder removed when the server stops."""
     import tempfile
 
-    from .served_verifier import command_verifier, held_tests
+    from .verifier.served_verifier import command_verifier, held_tests
 
     if args.verify_command is not None:
         return command_verifier(args.verify_command, args.verify_timeout)
@@ -330,11 +330,11 @@ def _served_verifier(args: argparse.Namespace, source: Path, stack: ExitStack) -
 
 
 def _macros(config: pytest.Config, folders: list[Path], report: Path | None) -> int:
-    from .extensions import macro_roots
+    from .core.schemas import DefinitionError
+    from .gate.metrics import macro_audit
     from .macros import MacroRegistry
-    from .metrics import macro_audit
-    from .report import read_records, render
-    from .schemas import DefinitionError
+    from .plugin.extensions import macro_roots
+    from .report.render import read_records, render
 
     try:
         registry = MacroRegistry.load(macro_roots(config, folders))
@@ -373,10 +373,10 @@ def _macros(config: pytest.Config, folders: list[Path], report: Path | None) -> 
 def _export_mcp(config: pytest.Config, folders: list[Path]) -> int:
     import json
 
-    from .extensions import macro_roots
+    from .core.schemas import DefinitionError
     from .macros import MacroRegistry
-    from .mcp_export import macro_tool, mcp_problems
-    from .schemas import DefinitionError
+    from .mcp.export import macro_tool, mcp_problems
+    from .plugin.extensions import macro_roots
 
     try:
         tools = [macro_tool(m) for m in MacroRegistry.load(macro_roots(config, folders))]
@@ -394,7 +394,7 @@ def _export_mcp(config: pytest.Config, folders: list[Path]) -> int:
 def _tasks_stats(paths: list[Path]) -> int:
     from collections import Counter
 
-    from .tasks import FAMILIES, TaskError, load_task
+    from .core.tasks import FAMILIES, TaskError, load_task
 
     try:
         tasks = [load_task(p) for p in find_task_files(paths)]
@@ -421,10 +421,10 @@ def _tasks_stats(paths: list[Path]) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .metrics import epoch_summaries, summarize
-    from .plot import write_plot
-    from .report import read_records, render_report, update_markdown
-    from .schemas import DefinitionError, read_text
+    from .core.schemas import DefinitionError, read_text
+    from .gate.metrics import epoch_summaries, summarize
+    from .report.plot import write_plot
+    from .report.render import read_records, render_report, update_markdown
 
     try:
         _check_outputs(("--plot", args.plot), ("--html", args.html))
@@ -436,7 +436,7 @@ def _report(args: argparse.Namespace) -> int:
         if args.plot is not None:
             print(f"plot: {write_plot(args.plot, summarize(records), epoch_summaries(records))}", file=sys.stderr)
         if args.html is not None:
-            from .html_report import write_html
+            from .report.html import write_html
 
             print(f"html: {write_html(args.html, records)}", file=sys.stderr)
     except (DefinitionError, OSError, ValueError) as exc:
@@ -447,8 +447,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _merge(reports: list[Path], output: Path) -> int:
-    from .report import merged_records, write_report
-    from .schemas import DefinitionError
+    from .core.schemas import DefinitionError
+    from .report.render import merged_records, write_report
 
     try:
         _check_outputs(("-o", output))
@@ -462,11 +462,11 @@ def _merge(reports: list[Path], output: Path) -> int:
 
 
 def _tasks_check(config: pytest.Config, paths: list[Path], macro_folders: list[Path], adversaries: bool) -> int:
-    from . import interrupts
-    from .extensions import macro_roots
+    from .core import interrupts
+    from .core.schemas import DefinitionError
     from .macros import MacroRegistry
-    from .schemas import DefinitionError
-    from .taskcheck import check_task_file
+    from .plugin.extensions import macro_roots
+    from .run.taskcheck import check_task_file
 
     interrupts.install()
     try:

@@ -25,9 +25,9 @@ import pytest
 
 if TYPE_CHECKING:
     from .agents import AgentFactory
+    from .core.result import RunResult
     from .macros import MacroRegistry
-    from .policies import Policy
-    from .result import RunResult
+    from .run.policies import Policy
 
 
 @pytest.hookspec

@@ -1,4 +1,4 @@
-"""Run every cheating agent (``pytest_granularity.adversaries``) on every task; print what the verifier said.
+"""Run every cheating agent (``pytest_granularity.verifier.adversaries``) on every task; print what the verifier said.
 
 Usage: ``PYTHONPATH=. python scripts/adversary_table.py [TASK_DIRS...]`` (default ``benchmark_tasks``).
 A cheat scores only when the verifier accepts; the table also shows how each rejection was
@@ -11,9 +11,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from pytest_granularity.adversaries import ADVERSARIES
-from pytest_granularity.taskcheck import adversary_verdicts
-from pytest_granularity.tasks import find_task_files, load_task
+from pytest_granularity.core.tasks import find_task_files, load_task
+from pytest_granularity.run.taskcheck import adversary_verdicts
+from pytest_granularity.verifier.adversaries import ADVERSARIES
 
 
 def main(paths: list[Path]) -> int:

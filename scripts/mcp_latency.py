@@ -18,12 +18,12 @@ from pathlib import Path
 import anyio
 import mcp
 
-from pytest_granularity.audit import AuditLog
+from pytest_granularity.core.audit import AuditLog
+from pytest_granularity.core.workspace import read_tree
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.mcp_server import build_server
-from pytest_granularity.policies import FIXED_POLICIES
-from pytest_granularity.tool_session import ServeSettings, ToolSession, served_root
-from pytest_granularity.workspace import read_tree
+from pytest_granularity.mcp.server import build_server
+from pytest_granularity.mcp.tool_session import ServeSettings, ToolSession, served_root
+from pytest_granularity.run.policies import FIXED_POLICIES
 
 PROMPT = "Fix the typo in README.md: `recieve` should be `receive`."
 logging.getLogger("client").setLevel(

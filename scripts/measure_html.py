@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from chromium import FIRST_FRAME, Chromium, find_chromium, replicate  # noqa: E402
 
-from pytest_granularity.html_report import write_html  # noqa: E402
-from pytest_granularity.report import read_records  # noqa: E402
+from pytest_granularity.report.html import write_html  # noqa: E402
+from pytest_granularity.report.render import read_records  # noqa: E402
 
 LISTED = 500
 """Run rows the page lists at first (its PAGE); "show more" adds the next ones."""

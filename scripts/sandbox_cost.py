@@ -17,12 +17,12 @@ import sys
 import time
 from pathlib import Path
 
+from pytest_granularity.core.pytest_process import _run
+from pytest_granularity.core.sandbox import NO_SANDBOX, Sandbox, probe, select
+from pytest_granularity.core.tasks import load_task
+from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, MacroRegistry
 from pytest_granularity.macros.runtime import call_with_timeout
-from pytest_granularity.pytest_process import _run
-from pytest_granularity.sandbox import NO_SANDBOX, Sandbox, probe, select
-from pytest_granularity.tasks import load_task
-from pytest_granularity.workspace import Workspace
 
 DEFAULT_TASK = Path(__file__).resolve().parent.parent / "benchmark_tasks" / "hookshot-fix-default-max-retries"
 

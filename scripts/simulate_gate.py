@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from math import sqrt
 
 from pytest_granularity.agents.stochastic import succeeds
-from pytest_granularity.gate import Baseline, Thresholds, compare
-from pytest_granularity.result import FAILED, PASSED, RunResult
+from pytest_granularity.core.result import FAILED, PASSED, RunResult
+from pytest_granularity.gate.baseline import Baseline, Thresholds, compare
 
 Probabilities = Callable[[random.Random, int], list[float]]
 

@@ -12,7 +12,7 @@ BENCHMARK = REPO / "benchmark_tasks"
 
 
 def benchmark_tasks() -> list:
-    from pytest_granularity.tasks import load_task
+    from pytest_granularity.core.tasks import load_task
 
     return [load_task(p) for p in sorted(BENCHMARK.glob("*/task.yaml"))]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_granularity.result import RunResult
+    from pytest_granularity.core.result import RunResult
 
 FLAGS = (
     "--headless",

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy  # noqa: F401  (see below)
 import pytest
 
-from pytest_granularity.sandbox import probe
+from pytest_granularity.core.sandbox import probe
 
 # numpy 2.4 refuses to be imported twice in one process, and pytester's in-process runs drop the
 # modules a run imported (BM25 retrieval imports numpy inside a run): imported here, it is kept.
@@ -51,7 +51,7 @@ def data_copy(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fix_add(data_copy: Path):
-    from pytest_granularity.tasks import load_task
+    from pytest_granularity.core.tasks import load_task
 
     return load_task(data_copy / "tasks" / "fix-add")
 

@@ -6,9 +6,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
 from pytest_granularity.macros.runtime import FaultPoint, no_faults
-from pytest_granularity.workspace import Workspace
 
 REGISTRY = MacroRegistry.load()
 

@@ -11,9 +11,9 @@ from pytest_granularity.agents.chat import Price, Sampling
 from pytest_granularity.agents.model_cache import ModelCache
 from pytest_granularity.agents.openai_client import Endpoint, OpenAISender
 from pytest_granularity.agents.stub_server import Answer, completion, tool_message
-from pytest_granularity.model_plugin import OpenAIAgentFactory
-from pytest_granularity.runner import RunSettings
-from pytest_granularity.transcript import Usage
+from pytest_granularity.core.transcript import Usage
+from pytest_granularity.plugin.model_plugin import OpenAIAgentFactory
+from pytest_granularity.run.runner import RunSettings
 
 
 def factory(

@@ -16,16 +16,24 @@ import pytest
 from conftest import DATA, REPO
 
 from pytest_granularity.agents.reference import ReferenceAgent
-from pytest_granularity.gate import Baseline, BaselineError, Entry, Thresholds, compare, load_baseline, run_regression
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.core.tasks import TaskError, load_task
+from pytest_granularity.core.workspace import Workspace, WorkspaceError, solution_files
+from pytest_granularity.gate.baseline import (
+    Baseline,
+    BaselineError,
+    Entry,
+    Thresholds,
+    compare,
+    load_baseline,
+    run_regression,
+)
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.policies import FIXED_POLICIES
-from pytest_granularity.result import RunResult
-from pytest_granularity.routing import Router, RouterError
-from pytest_granularity.runner import RunSettings, run_task
-from pytest_granularity.taskcheck import check_task_file
-from pytest_granularity.tasks import TaskError, load_task
-from pytest_granularity.verify import VERIFIER_DIR, verify
-from pytest_granularity.workspace import Workspace, WorkspaceError, solution_files
+from pytest_granularity.routing.routers import Router, RouterError
+from pytest_granularity.run.policies import FIXED_POLICIES
+from pytest_granularity.run.runner import RunSettings, run_task
+from pytest_granularity.run.taskcheck import check_task_file
+from pytest_granularity.verifier.verify import VERIFIER_DIR, verify
 
 EXIT_ZERO = "import os\nos._exit(0)\n"
 SYS_EXIT_ZERO = "import sys\nsys.exit(0)\n"

@@ -12,10 +12,10 @@ import pytest
 from bad_input_kit import assert_error
 from test_registry import clone
 
-from pytest_granularity.applicability import ApplicabilityError
+from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.routing import features_of
-from pytest_granularity.workspace import Workspace
+from pytest_granularity.routing.applicability import ApplicabilityError
+from pytest_granularity.routing.routers import features_of
 
 BODIES = {
     "loops": ("    while True:\n        pass\n", "the check of bad stopped after its timeout of 1s*"),

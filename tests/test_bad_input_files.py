@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from bad_input_kit import assert_refused, cli, listing
 
-from pytest_granularity.report import write_report
-from pytest_granularity.result import RunResult
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.report.render import write_report
 
 NESTED = "[" * 100_000 + "]" * 100_000
 HUGE = "x" * 5_000_000

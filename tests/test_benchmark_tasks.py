@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
+from pytest_granularity.core.tasks import FAMILIES, find_task_files, load_task
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.taskcheck import adversary_verdicts, check_task_file
-from pytest_granularity.tasks import FAMILIES, find_task_files, load_task
+from pytest_granularity.run.taskcheck import adversary_verdicts, check_task_file
 
 TASK_FILES = find_task_files([REPO / "benchmark_tasks"])
 

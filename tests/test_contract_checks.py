@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, REPO
 
-from pytest_granularity.contract_checks import CHECKS
-from pytest_granularity.sandbox import probe
+from pytest_granularity.core.sandbox import probe
+from pytest_granularity.run.contract_checks import CHECKS
 
 BROKEN = DATA / "broken_macros"
 WORKED_EXAMPLE = REPO / "examples" / "macros" / "rename-constant"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pytest_granularity.gate import Baseline, Thresholds, compare
-from pytest_granularity.result import RunResult
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.gate.baseline import Baseline, Thresholds, compare
 
 
 def run(task, epoch, success=True, tokens=1000, policy="hybrid", fault="none"):

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from pytest_granularity.metrics import (
+from pytest_granularity.core.result import RunIdentity, RunResult, identity_in
+from pytest_granularity.gate.metrics import (
     bootstrap_ci,
     cluster_bootstrap_ci,
     epoch_summaries,
@@ -14,8 +15,7 @@ from pytest_granularity.metrics import (
     pass_hat_k,
     summarize,
 )
-from pytest_granularity.report import render_report, write_report
-from pytest_granularity.result import RunIdentity, RunResult, identity_in
+from pytest_granularity.report.render import render_report, write_report
 
 
 def run(task, epoch, success, tokens, policy="hybrid", fault="none"):
@@ -105,7 +105,7 @@ def test_a_runs_identity_travels_with_its_epoch(policy, fault, epoch):
 
 def test_plot_has_a_panel_per_fault_and_a_legend_per_policy(tmp_path):
     pytest.importorskip("matplotlib")
-    from pytest_granularity.plot import figure, write_plot
+    from pytest_granularity.report.plot import figure, write_plot
 
     runs = EPOCHS + [run(r.task, r.epoch, r.success, r.tokens * 2, policy="micro") for r in EPOCHS]
     runs += [run(r.task, r.epoch, True, r.tokens, fault="late") for r in EPOCHS]
@@ -117,7 +117,7 @@ def test_plot_has_a_panel_per_fault_and_a_legend_per_policy(tmp_path):
 
 
 def test_the_html_page_names_every_epoch_apart():
-    from pytest_granularity.html_report import failures_first, run_id
+    from pytest_granularity.report.html import failures_first, run_id
 
     ids = [run_id(r) for r in failures_first(list(reversed(EPOCHS)))]
     assert len(set(ids)) == len(EPOCHS)

@@ -9,7 +9,12 @@ from macro_helpers import call, workspace
 from pytest_granularity import MacroContext
 from pytest_granularity.agents import ContextLengthExceeded, InfrastructureError
 from pytest_granularity.agents.reference import ReferenceAgent
-from pytest_granularity.executor import (
+from pytest_granularity.core.failures import InjectedFault
+from pytest_granularity.core.result import MacroLogEntry, RunResult
+from pytest_granularity.core.transcript import ToolCall
+from pytest_granularity.macros import MacroRegistry, invoke, load_macro
+from pytest_granularity.macros.registry import BUILTIN_FOLDER
+from pytest_granularity.run.executor import (
     TRANSITIONS,
     AgentRaised,
     ContextLengthExhausted,
@@ -23,13 +28,8 @@ from pytest_granularity.executor import (
     TokenLimitReached,
     transition_table,
 )
-from pytest_granularity.failures import InjectedFault
-from pytest_granularity.macros import MacroRegistry, invoke, load_macro
-from pytest_granularity.macros.registry import BUILTIN_FOLDER
-from pytest_granularity.policies import FIXED_POLICIES, never
-from pytest_granularity.result import MacroLogEntry, RunResult
-from pytest_granularity.runner import RunSettings, run_task
-from pytest_granularity.transcript import ToolCall
+from pytest_granularity.run.policies import FIXED_POLICIES, never
+from pytest_granularity.run.runner import RunSettings, run_task
 
 SETTINGS = RunSettings(agent=ReferenceAgent)
 
@@ -105,10 +105,10 @@ def test_the_same_run_gives_the_same_numbers(fix_add):
 
 
 def test_a_macro_not_offered_in_micro_mode_is_refused(fix_add):
-    from pytest_granularity.executor import Limits, execute
-    from pytest_granularity.tools import ToolContext
-    from pytest_granularity.transcript import ToolCall
-    from pytest_granularity.workspace import Workspace
+    from pytest_granularity.core.tools import ToolContext
+    from pytest_granularity.core.transcript import ToolCall
+    from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.run.executor import Limits, execute
 
     class Sneaky:
         def __init__(self):
@@ -226,10 +226,10 @@ class Scripted:
 
 def _executed(task, agent, limits, policy="micro"):
     """Run ``agent`` with a verifier that records its calls and writes into the workspace it judges."""
-    from pytest_granularity.executor import execute
-    from pytest_granularity.tools import ToolContext
-    from pytest_granularity.verify import Verdict
-    from pytest_granularity.workspace import Workspace
+    from pytest_granularity.core.tools import ToolContext
+    from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.run.executor import execute
+    from pytest_granularity.verifier.verify import Verdict
 
     verified = []
     with Workspace.for_task(task) as ws:
@@ -322,9 +322,9 @@ def test_what_a_run_changed_is_taken_before_the_verifier_touches_the_workspace(f
 
 
 def test_a_run_ended_from_outside_the_machine_fires_no_transition(fix_add):
-    from pytest_granularity.executor import Run, RunEnded
-    from pytest_granularity.tools import ToolContext
-    from pytest_granularity.workspace import Workspace
+    from pytest_granularity.core.tools import ToolContext
+    from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.run.executor import Run, RunEnded
 
     class Abandoned(RunEnded):
         reason = "abandoned"

@@ -57,7 +57,7 @@ def test_a_registered_policy_is_selectable_and_every_record_reaches_the_run_hook
 def test_a_registered_policy_may_not_take_a_built_in_name(project):
     project.makeconftest(
         """
-        from pytest_granularity.policies import FIXED_POLICIES
+        from pytest_granularity.run.policies import FIXED_POLICIES
 
         def pytest_granularity_policies(config, macros):
             return [FIXED_POLICIES["hybrid"]]

@@ -6,11 +6,11 @@ import inspect
 import pytest
 from test_registry import clone
 
-from pytest_granularity.applicability import ApplicabilityError, applicable_macros
-from pytest_granularity.features import Features, compute
+from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.routing import features_of
-from pytest_granularity.workspace import Workspace
+from pytest_granularity.routing.applicability import ApplicabilityError, applicable_macros
+from pytest_granularity.routing.features import Features, compute
+from pytest_granularity.routing.routers import features_of
 
 FILES = {
     "pkg/__init__.py": b"",
@@ -106,7 +106,8 @@ def test_the_builtin_checks_say_which_macro_applies():
 
 
 def test_the_interrupt_handler_may_still_clean_up_during_a_check(monkeypatch):
-    from pytest_granularity import applicability, interrupts
+    from pytest_granularity.core import interrupts
+    from pytest_granularity.routing import applicability
 
     seen = []
     monkeypatch.setattr(interrupts, "cleanup", lambda: seen.append(applicability._audit("os.kill", (1, 0))))

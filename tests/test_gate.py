@@ -4,7 +4,8 @@ import subprocess
 
 import pytest
 
-from pytest_granularity.gate import (
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.gate.baseline import (
     Baseline,
     BaselineError,
     Entry,
@@ -14,7 +15,6 @@ from pytest_granularity.gate import (
     parse_fraction,
     run_regression,
 )
-from pytest_granularity.result import RunResult
 
 
 def run(task="t", policy="micro", fault="none", success=True, tokens=100, steps=5):

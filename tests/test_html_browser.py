@@ -11,7 +11,7 @@ import pytest
 from chromium import FIRST_FRAME, Chromium, find_chromium, replicate
 from test_html_report import HOSTILE, LONG_READ, RUNS, XSS
 
-from pytest_granularity.html_report import write_html
+from pytest_granularity.report.html import write_html
 
 EXECUTABLE = find_chromium()
 pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="no Chromium installed (scripts/install-browser.sh)")

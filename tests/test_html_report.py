@@ -13,10 +13,10 @@ import pytest
 from conftest import DATA
 
 from pytest_granularity.cli import main
-from pytest_granularity.html_report import failures_first, render_html, run_id, share_repeated_texts
-from pytest_granularity.report import write_report
-from pytest_granularity.result import MacroLogEntry, RunResult
-from pytest_granularity.runner import bounded
+from pytest_granularity.core.result import MacroLogEntry, RunResult
+from pytest_granularity.report.html import failures_first, render_html, run_id, share_repeated_texts
+from pytest_granularity.report.render import write_report
+from pytest_granularity.run.runner import bounded
 
 XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 LONG_READ = "".join(f"{i:4}  line {i} of a file both runs read {XSS}\n" for i in range(40))

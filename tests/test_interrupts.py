@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_granularity import interrupts
+from pytest_granularity.core import interrupts
 
 REPO = Path(__file__).parent.parent
 HANG = (

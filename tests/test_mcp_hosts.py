@@ -23,8 +23,8 @@ mcp = pytest.importorskip("mcp")
 import anyio  # noqa: E402
 from conftest import REPO  # noqa: E402
 
-from pytest_granularity.mcp_export import START_TASK  # noqa: E402
-from pytest_granularity.workspace import Workspace  # noqa: E402
+from pytest_granularity.core.workspace import Workspace  # noqa: E402
+from pytest_granularity.mcp.export import START_TASK  # noqa: E402
 
 PAGE = (REPO / "docs" / "mcp.md").read_text()
 BLOCK = re.compile(

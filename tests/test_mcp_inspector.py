@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_granularity.audit import audit_records
+from pytest_granularity.core.audit import audit_records
+from pytest_granularity.core.tools import FINISH, MICRO_TOOLS
+from pytest_granularity.core.workspace import Workspace, read_tree
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.mcp_export import START_TASK
-from pytest_granularity.tools import FINISH, MICRO_TOOLS
-from pytest_granularity.workspace import Workspace, read_tree
+from pytest_granularity.mcp.export import START_TASK
 
 VERSION = "2.12.0"
 BIN = Path(sys.executable).parent

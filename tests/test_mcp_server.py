@@ -16,21 +16,21 @@ mcp = pytest.importorskip("mcp")
 import anyio  # noqa: E402
 from conftest import REPO, connected, needs_bwrap  # noqa: E402
 
-from pytest_granularity import sandbox as sandbox_module  # noqa: E402
-from pytest_granularity.audit import AuditLog, audit_records  # noqa: E402
 from pytest_granularity.cli import main  # noqa: E402
-from pytest_granularity.explain import explain_routing  # noqa: E402
-from pytest_granularity.failures import InjectedFault  # noqa: E402
-from pytest_granularity.features import compute  # noqa: E402
+from pytest_granularity.core import sandbox as sandbox_module  # noqa: E402
+from pytest_granularity.core.audit import AuditLog, audit_records  # noqa: E402
+from pytest_granularity.core.failures import InjectedFault  # noqa: E402
+from pytest_granularity.core.sandbox import BWRAP  # noqa: E402
+from pytest_granularity.core.tools import MICRO_TOOLS  # noqa: E402
+from pytest_granularity.core.workspace import Workspace, read_tree  # noqa: E402
 from pytest_granularity.macros import MacroRegistry  # noqa: E402
-from pytest_granularity.mcp_export import macro_tool  # noqa: E402
-from pytest_granularity.mcp_server import build_server  # noqa: E402
-from pytest_granularity.policies import FIXED_POLICIES  # noqa: E402
-from pytest_granularity.routing import heuristic_policy  # noqa: E402
-from pytest_granularity.sandbox import BWRAP  # noqa: E402
-from pytest_granularity.tool_session import ServeSettings, ToolSession, served_root  # noqa: E402
-from pytest_granularity.tools import MICRO_TOOLS  # noqa: E402
-from pytest_granularity.workspace import Workspace, read_tree  # noqa: E402
+from pytest_granularity.mcp.export import macro_tool  # noqa: E402
+from pytest_granularity.mcp.server import build_server  # noqa: E402
+from pytest_granularity.mcp.tool_session import ServeSettings, ToolSession, served_root  # noqa: E402
+from pytest_granularity.routing.explain import explain_routing  # noqa: E402
+from pytest_granularity.routing.features import compute  # noqa: E402
+from pytest_granularity.routing.routers import heuristic_policy  # noqa: E402
+from pytest_granularity.run.policies import FIXED_POLICIES  # noqa: E402
 
 MACROS = MacroRegistry.load()
 FIX = {"files": ["calc/ops.py"], "old": "SCALE = 2", "new": "SCALE = 1"}

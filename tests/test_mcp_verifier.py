@@ -18,16 +18,16 @@ mcp = pytest.importorskip("mcp")
 import anyio  # noqa: E402
 from conftest import REPO  # noqa: E402
 
-from pytest_granularity.audit import AuditLog, audit_records  # noqa: E402
 from pytest_granularity.cli import main  # noqa: E402
+from pytest_granularity.core.audit import AuditLog, audit_records  # noqa: E402
+from pytest_granularity.core.result import RunResult  # noqa: E402
+from pytest_granularity.core.workspace import Workspace  # noqa: E402
 from pytest_granularity.macros import MacroRegistry  # noqa: E402
-from pytest_granularity.policies import FIXED_POLICIES  # noqa: E402
-from pytest_granularity.report import read_records, write_report  # noqa: E402
-from pytest_granularity.result import RunResult  # noqa: E402
-from pytest_granularity.routing import heuristic_policy  # noqa: E402
-from pytest_granularity.served_verifier import command_verifier, held_tests  # noqa: E402
-from pytest_granularity.tool_session import ServeSettings, ToolSession  # noqa: E402
-from pytest_granularity.workspace import Workspace  # noqa: E402
+from pytest_granularity.mcp.tool_session import ServeSettings, ToolSession  # noqa: E402
+from pytest_granularity.report.render import read_records, write_report  # noqa: E402
+from pytest_granularity.routing.routers import heuristic_policy  # noqa: E402
+from pytest_granularity.run.policies import FIXED_POLICIES  # noqa: E402
+from pytest_granularity.verifier.served_verifier import command_verifier, held_tests  # noqa: E402
 
 EDIT = {"path": "calc/ops.py", "old": "SCALE = 2", "new": "SCALE = 1"}
 MISFIT = {"files": ["calc/ops.py"], "old": "SCALE = 3", "new": "SCALE = 1"}

@@ -14,8 +14,8 @@ from model_stub import Script, calls, factory, settings
 
 from pytest_granularity.agents.model_cache import _locked, request_key
 from pytest_granularity.agents.stub_server import ChatServer
-from pytest_granularity.policies import FIXED_POLICIES
-from pytest_granularity.runner import run_task
+from pytest_granularity.run.policies import FIXED_POLICIES
+from pytest_granularity.run.runner import run_task
 
 pytest.importorskip("openai")
 

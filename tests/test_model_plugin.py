@@ -11,7 +11,7 @@ from conftest import REPO
 from test_plugin import without_latency
 
 from pytest_granularity.agents.stub_server import ChatServer, ReferencePlayer
-from pytest_granularity.tasks import load_task
+from pytest_granularity.core.tasks import load_task
 
 TASKS = ("textkit-recover-min-keyword-length",)
 COMPARED = (
@@ -143,7 +143,9 @@ def test_prices_come_from_the_ini_file(pytester):
 
 
 def test_the_plugin_does_not_import_the_sdk():
-    code = "import sys, pytest_granularity.plugin, pytest_granularity.model_plugin; print('openai' in sys.modules)"
+    code = (
+        "import sys, pytest_granularity.plugin, pytest_granularity.plugin.model_plugin; print('openai' in sys.modules)"
+    )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from pytest_granularity.model_summary import ModelRuns, fingerprints, model_runs
-from pytest_granularity.report import render_report, write_report
-from pytest_granularity.result import RunResult
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.report.model_summary import ModelRuns, fingerprints, model_runs
+from pytest_granularity.report.render import render_report, write_report
 
 SERVER = "smollm2 sha256:0123456789abcdef chatml-function-calling n_ctx=8192 threads=1 cap=256"
 

@@ -9,9 +9,9 @@ from model_stub import Script, calls, error, factory, settings, text
 
 from pytest_granularity.agents.chat import Price
 from pytest_granularity.agents.stub_server import ChatServer
-from pytest_granularity.policies import FIXED_POLICIES
-from pytest_granularity.runner import run_task
-from pytest_granularity.transcript import Usage
+from pytest_granularity.core.transcript import Usage
+from pytest_granularity.run.policies import FIXED_POLICIES
+from pytest_granularity.run.runner import run_task
 
 pytest.importorskip("openai")
 

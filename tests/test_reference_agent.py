@@ -4,11 +4,11 @@ import pytest
 
 from pytest_granularity.agents import setup_for
 from pytest_granularity.agents.reference import ReferenceAgent, _edits, _parse_read
-from pytest_granularity.executor import Limits, execute
+from pytest_granularity.core.tools import MICRO_TOOLS, ToolContext, call_tool
+from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.policies import FIXED_POLICIES
-from pytest_granularity.tools import MICRO_TOOLS, ToolContext, call_tool
-from pytest_granularity.workspace import Workspace
+from pytest_granularity.run.executor import Limits, execute
+from pytest_granularity.run.policies import FIXED_POLICIES
 
 CASES = [
     ("a\nb\nc\n", "a\nB\nc\n"),
@@ -48,7 +48,7 @@ def test_micro_script_reads_before_it_edits_and_ends_green(fix_add):
 def test_step_limit_stops_a_runaway_agent(fix_add):
     class Looping:
         def next_call(self, messages, tools):
-            from pytest_granularity.transcript import ToolCall
+            from pytest_granularity.core.transcript import ToolCall
 
             return ToolCall("list_files")
 

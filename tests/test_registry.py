@@ -10,10 +10,10 @@ import uuid
 import pytest
 from macro_helpers import workspace
 
-from pytest_granularity.contract_checks import _outlived
+from pytest_granularity.core.schemas import DefinitionError
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
-from pytest_granularity.schemas import DefinitionError
+from pytest_granularity.run.contract_checks import _outlived
 
 REPLACE = BUILTIN_FOLDER / "replace-and-verify"
 
@@ -134,9 +134,9 @@ def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
     import dataclasses
 
     from pytest_granularity.agents.reference import ReferenceAgent
-    from pytest_granularity.policies import FIXED_POLICIES
-    from pytest_granularity.runner import RunSettings, run_task
-    from pytest_granularity.tasks import MacroCall
+    from pytest_granularity.core.tasks import MacroCall
+    from pytest_granularity.run.policies import FIXED_POLICIES
+    from pytest_granularity.run.runner import RunSettings, run_task
 
     clone(
         tmp_path / "lib",
@@ -158,7 +158,7 @@ def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
 def test_retrieval_finds_each_benchmark_tasks_macro_in_a_library_of_thirty():
     from conftest import REPO
 
-    from pytest_granularity.tasks import find_task_files, load_task
+    from pytest_granularity.core.tasks import find_task_files, load_task
 
     registry = MacroRegistry.load([REPO / "examples" / "macros"])
     assert len(registry) >= 30

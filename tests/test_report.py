@@ -5,8 +5,10 @@ import json
 import pytest
 
 from pytest_granularity.cli import main
-from pytest_granularity.metrics import g_score, summarize
-from pytest_granularity.report import (
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.core.schemas import DefinitionError
+from pytest_granularity.gate.metrics import g_score, summarize
+from pytest_granularity.report.render import (
     MARK_END,
     MARK_START,
     SCHEMA_VERSION,
@@ -15,8 +17,6 @@ from pytest_granularity.report import (
     update_markdown,
     write_report,
 )
-from pytest_granularity.result import RunResult
-from pytest_granularity.schemas import DefinitionError
 
 
 def run(task, policy, fault="none", outcome="passed", steps=2, tokens=100, macro_calls=0, failure=None, degraded=False):
@@ -115,7 +115,7 @@ def test_cli_report(tmp_path, capsys):
 
 
 def test_bootstrap_is_reproducible_and_order_free():
-    from pytest_granularity.metrics import bootstrap_ci
+    from pytest_granularity.gate.metrics import bootstrap_ci
 
     values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     first = bootstrap_ci(values, "seed")
@@ -134,7 +134,7 @@ def test_oracle_gap_by_hand():
 
 
 def test_paired_differences_by_hand():
-    from pytest_granularity.metrics import paired_differences
+    from pytest_granularity.gate.metrics import paired_differences
 
     (pair,) = paired_differences(RUNS)
     assert (pair.fault, pair.a, pair.b, pair.tasks) == ("none", "micro", "macro", 2)
@@ -145,7 +145,7 @@ def test_paired_differences_by_hand():
 def test_plot_falls_back_to_text_without_matplotlib(tmp_path, monkeypatch):
     import builtins
 
-    from pytest_granularity.plot import write_plot
+    from pytest_granularity.report.plot import write_plot
 
     real_import = builtins.__import__
 
@@ -163,7 +163,7 @@ def test_plot_falls_back_to_text_without_matplotlib(tmp_path, monkeypatch):
 
 def test_plot_png_with_matplotlib(tmp_path):
     pytest.importorskip("matplotlib")
-    from pytest_granularity.plot import write_plot
+    from pytest_granularity.report.plot import write_plot
 
     written = write_plot(tmp_path / "out.png", summarize(RUNS))
     assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -179,7 +179,7 @@ def test_cli_merge_refuses_overlapping_shards(tmp_path, capsys):
 def test_priced_provider_runs_get_a_cost_column_and_a_note_on_their_tokens():
     import dataclasses
 
-    from pytest_granularity.report import render_report
+    from pytest_granularity.report.render import render_report
 
     priced = [dataclasses.replace(r, token_source="provider", cost=0.01 * (i + 1)) for i, r in enumerate(RUNS[:2])]
     text = render_report(priced)

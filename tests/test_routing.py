@@ -6,9 +6,9 @@ import struct
 
 import pytest
 
-from pytest_granularity.features import Features
-from pytest_granularity.policies import FailureEvent
-from pytest_granularity.routing import Router, RouterError, Tree, heuristic_mode, recovery_vector
+from pytest_granularity.routing.features import Features
+from pytest_granularity.routing.routers import Router, RouterError, Tree, heuristic_mode, recovery_vector
+from pytest_granularity.run.policies import FailureEvent
 
 
 def features(**values):
@@ -31,7 +31,7 @@ def test_recovery_vector_is_one_hot_plus_observations():
 
 def test_the_walker_gives_exactly_sklearns_answers():
     sklearn_tree = pytest.importorskip("sklearn.tree")
-    from pytest_granularity.training import fit_tree
+    from pytest_granularity.routing.training import fit_tree
 
     rng = random.Random(7)
     rows = [

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from conftest import DATA, connected, needs_bwrap
 
-from pytest_granularity import sandbox as sandbox_module
-from pytest_granularity.contract_checks import _outlived
+from pytest_granularity.core import sandbox as sandbox_module
+from pytest_granularity.core.pytest_process import run_pytest
+from pytest_granularity.core.sandbox import BWRAP, NO_SANDBOX
+from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
-from pytest_granularity.pytest_process import run_pytest
-from pytest_granularity.sandbox import BWRAP, NO_SANDBOX
-from pytest_granularity.workspace import Workspace
+from pytest_granularity.run.contract_checks import _outlived
 
 HOSTILE_TEST = """
 import os, socket, subprocess, sys
@@ -159,9 +159,9 @@ def test_a_sandboxed_macro_succeeds_exactly_as_a_forked_one(tmp_path):
 @pytest.mark.parametrize("policy, fault", [("micro", "none"), ("hybrid", "late")])
 def test_a_run_gives_the_same_result_sandboxed(fix_add, policy, fault):
     from pytest_granularity.agents.reference import ReferenceAgent
-    from pytest_granularity.failures import InjectedFault
-    from pytest_granularity.policies import FIXED_POLICIES
-    from pytest_granularity.runner import RunSettings, run_task
+    from pytest_granularity.core.failures import InjectedFault
+    from pytest_granularity.run.policies import FIXED_POLICIES
+    from pytest_granularity.run.runner import RunSettings, run_task
 
     def fault_point(point, macro, args, root):
         if point == fault:

@@ -6,7 +6,7 @@ from math import comb
 
 import pytest
 
-from pytest_granularity.significance import fisher_drop, newcombe_interval, permutation_pvalue, tarone_level
+from pytest_granularity.gate.significance import fisher_drop, newcombe_interval, permutation_pvalue, tarone_level
 
 
 def test_fisher_drop_by_hand():

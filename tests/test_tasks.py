@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_granularity.tasks import TaskError, find_task_files, load_task
+from pytest_granularity.core.tasks import TaskError, find_task_files, load_task
 
 
 def write(folder: Path, text: str) -> Path:

@@ -6,11 +6,11 @@ import pytest
 from conftest import REPO
 
 from pytest_granularity.cli import main
-from pytest_granularity.features import Features
-from pytest_granularity.result import RunResult
+from pytest_granularity.core.result import RunResult
+from pytest_granularity.routing.features import Features
 
 pytest.importorskip("sklearn")
-training = pytest.importorskip("pytest_granularity.training")
+training = pytest.importorskip("pytest_granularity.routing.training")
 
 ROUTER = REPO / "router.json"
 RUNS = REPO / ".granularity" / "training-runs.jsonl"

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from pytest_granularity.tokens import count_tokens
-from pytest_granularity.transcript import (
+from pytest_granularity.core.tokens import count_tokens
+from pytest_granularity.core.transcript import (
     MESSAGE_OVERHEAD,
     REPLY_PRIMING,
     Message,

@@ -3,12 +3,12 @@ from __future__ import annotations
 import dataclasses
 
 from pytest_granularity.agents.reference import ReferenceAgent
+from pytest_granularity.core.workspace import Workspace, solution_files
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.policies import FIXED_POLICIES
-from pytest_granularity.runner import RunSettings, run_task
-from pytest_granularity.taskcheck import check_task_file
-from pytest_granularity.verify import VERIFIER_DIR, verify
-from pytest_granularity.workspace import Workspace, solution_files
+from pytest_granularity.run.policies import FIXED_POLICIES
+from pytest_granularity.run.runner import RunSettings, run_task
+from pytest_granularity.run.taskcheck import check_task_file
+from pytest_granularity.verifier.verify import VERIFIER_DIR, verify
 
 
 def test_verifier_rejects_untouched_and_accepts_reference(fix_add):

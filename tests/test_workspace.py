@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from pytest_granularity.workspace import PathEscape, Workspace, WorkspaceError, read_tree, render_diff
+from pytest_granularity.core.workspace import PathEscape, Workspace, WorkspaceError, read_tree, render_diff
 
 
 def test_workspace_is_a_copy_with_the_setup_overlay(fix_add):

@@ -1,4 +1,6 @@
-"""The agent protocol, the agent boundary, and agents by name.
+"""The agent protocol, the agent boundary, and the agents: reference, model-backed, stubs.
+
+Stands on ``core`` only.
 
 The executor drives any object with ``next_call``: given the messages so far and the tools
 allowed now, return the next tool call (a :class:`ToolCall`), or a whole :class:`Reply` (text,
@@ -22,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..tasks import Task
-from ..transcript import Message, Reply, ToolCall
+from ..core.tasks import Task
+from ..core.transcript import Message, Reply, ToolCall
 
 
 class Agent(Protocol):

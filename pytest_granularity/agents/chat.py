@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..transcript import Message, Reply, ToolCall, Usage
+from ..core.transcript import Message, Reply, ToolCall, Usage
 from . import AgentSetup, InfrastructureError
 
 Send = Callable[[dict[str, Any], str], dict[str, Any]]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import interrupts
+from ..core import interrupts
 from . import InfrastructureError
 from .llama_server import ServerSettings
 from .openai_client import Endpoint, OpenAISender

@@ -18,10 +18,10 @@ import re
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
-from ..tasks import Task
-from ..tools import FINISH, MICRO_TOOLS
-from ..transcript import Message, ToolCall
-from ..workspace import render_diff, solution_files
+from ..core.tasks import Task
+from ..core.tools import FINISH, MICRO_TOOLS
+from ..core.transcript import Message, ToolCall
+from ..core.workspace import render_diff, solution_files
 from . import AgentSetup
 
 Script = Generator[ToolCall, str, None]

@@ -13,8 +13,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..tools import FINISH
-from ..transcript import Message, ToolCall
+from ..core.tools import FINISH
+from ..core.transcript import Message, ToolCall
 from . import AgentFactory, AgentSetup
 from .reference import ReferenceAgent
 

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..tasks import Task
-from ..transcript import Message, ToolCall, Usage
-from ..workspace import Workspace
+from ..core.tasks import Task
+from ..core.transcript import Message, ToolCall, Usage
+from ..core.workspace import Workspace
 from . import setup_for
 from .reference import ReferenceAgent
 

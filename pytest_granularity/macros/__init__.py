@@ -1,4 +1,7 @@
-"""Macro skills: contracts, the registry, the contract-enforcing runtime and the built-in macros."""
+"""Macro skills: contracts, the registry, the contract-enforcing runtime and the built-in macros.
+
+Stands on ``core`` only.
+"""
 
 from .context import MacroContext, MacroError
 from .contract import Macro, load_macro

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..pytest_process import PytestRun, run_pytest
-from ..sandbox import NO_SANDBOX, Sandbox
-from ..workspace import Workspace
+from ..core.pytest_process import PytestRun, run_pytest
+from ..core.sandbox import NO_SANDBOX, Sandbox
+from ..core.workspace import Workspace
 
 
 class MacroError(Exception):

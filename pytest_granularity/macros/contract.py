@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
+from ..core.schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
 CONTRACT_FILE = "contract.yaml"
 SKILL_FILE = "SKILL.md"

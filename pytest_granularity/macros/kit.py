@@ -23,7 +23,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from ..workspace import PathEscape
+from ..core.workspace import PathEscape
 from .context import MacroContext
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef

@@ -27,8 +27,8 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any
 
-from ..failures import EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT
-from ..schemas import DefinitionError
+from ..core.failures import EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT
+from ..core.schemas import DefinitionError
 from .contract import CONTRACT_FILE, Macro, load_macro
 
 BUILTIN_FOLDER = Path(__file__).parent / "builtin"

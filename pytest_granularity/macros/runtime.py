@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..failures import (
+from ..core.failures import (
     EXECUTOR_EXCEPTION,
     PARTIAL_SIDE_EFFECT,
     PRECONDITION_MISMATCH,
@@ -34,9 +34,9 @@ from ..failures import (
     VALIDATION_FAILURE,
     InjectedFault,
 )
-from ..interrupts import kill_group, track_process, untrack_process
-from ..schemas import first_error
-from ..workspace import Changes, compare
+from ..core.interrupts import kill_group, track_process, untrack_process
+from ..core.schemas import first_error
+from ..core.workspace import Changes, compare
 from .context import MacroContext, MacroError
 from .contract import SIDE_EFFECT_KINDS, Macro
 from .messages import RUN_TESTS, Message, answer_with_tests, message_of, tests_over

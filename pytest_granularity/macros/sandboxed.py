@@ -29,7 +29,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..interrupts import kill_group, tracked_folder, tracked_process
+from ..core.interrupts import kill_group, tracked_folder, tracked_process
 from .contract import MODULE_PREFIX
 from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
 
@@ -165,7 +165,7 @@ def _message(data: bytes) -> Message:
 
 def main() -> None:
     """The child: import the runtime files, read the call, say it is ready, then answer each part asked for."""
-    from ..sandbox import NO_SANDBOX
+    from ..core.sandbox import NO_SANDBOX
     from .contract import import_runtime
 
     stdin = sys.stdin.buffer

@@ -6,10 +6,10 @@ import re
 from collections.abc import Mapping
 
 from pytest_granularity import MacroContext
-from pytest_granularity.features import prompt_paths
+from pytest_granularity.core.workspace import PathEscape
 from pytest_granularity.macros.builtin.move_module_engine import blockers, references, rewrite
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.workspace import PathEscape
+from pytest_granularity.routing.features import prompt_paths
 
 _MOVE_WORDS = re.compile(r"\b(move|rename|relocate)\b", re.IGNORECASE)
 

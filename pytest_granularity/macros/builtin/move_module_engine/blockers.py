@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_granularity.modnames import absolute_module, import_name, import_package
+from pytest_granularity.core.modnames import absolute_module, import_name, import_package
 
 from . import hooks, references
 from .rewrite import (

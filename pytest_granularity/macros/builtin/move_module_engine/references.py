@@ -70,7 +70,7 @@ def plan(root: Path, move: Move, created: list[str], mirrors: Sequence[Move] = (
     ``created`` are the packages (dotted names) the move creates; ``mirrors`` the second moves of
     import hooks that mirror the package (their names are rewritten in the same pass).
     """
-    from pytest_granularity.workspace import iter_files
+    from pytest_granularity.core.workspace import iter_files
 
     result = TextPlan()
     patterns = [p for m in (move, *mirrors) for p in _patterns(m)]

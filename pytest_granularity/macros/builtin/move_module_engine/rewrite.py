@@ -29,7 +29,7 @@ from libcst.helpers import (
     get_full_name_for_node,
 )
 
-from pytest_granularity.modnames import absolute_module, import_name, import_package
+from pytest_granularity.core.modnames import absolute_module, import_name, import_package
 
 from .scope import Scope, read_loads, scope_of
 
@@ -66,7 +66,7 @@ def plan(root: Path, source: str, destination: str, is_package: bool) -> Move:
 
 
 def python_files(root: Path) -> list[str]:
-    from pytest_granularity.workspace import iter_files
+    from pytest_granularity.core.workspace import iter_files
 
     return [p.relative_to(root).as_posix() for p in iter_files(root) if p.suffix == ".py" and not p.is_symlink()]
 

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_granularity.modnames import absolute_module
+from pytest_granularity.core.modnames import absolute_module
 
 
 @dataclass

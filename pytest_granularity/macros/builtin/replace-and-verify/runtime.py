@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pytest_granularity import MacroContext, MacroError
-from pytest_granularity.features import prompt_paths, prompt_snippets
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity.macros.kit import existing_file
+from pytest_granularity.routing.features import prompt_paths, prompt_snippets
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

@@ -7,10 +7,10 @@ import re
 from collections.abc import Mapping
 
 from pytest_granularity import MacroContext
-from pytest_granularity.features import prompt_paths
+from pytest_granularity.core.modnames import dotted_name
+from pytest_granularity.core.workspace import PathEscape
 from pytest_granularity.macros.kit import is_docstring
-from pytest_granularity.modnames import dotted_name
-from pytest_granularity.workspace import PathEscape
+from pytest_granularity.routing.features import prompt_paths
 
 _SUMMARY_WORDS = re.compile(r"\b(summar\w*|api)\b", re.IGNORECASE)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
+from pytest_granularity.core.workspace import PathEscape
 
 
 def preconditions(ctx: MacroContext) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pytest_granularity.macros.checks import syntax_problems, test_problems
 from pytest_granularity import MacroContext, MacroError
-from pytest_granularity.workspace import PathEscape
+from pytest_granularity.core.workspace import PathEscape
 
 ESCAPE = "/tmp/granularity-write-elsewhere.txt"
 

@@ -1,0 +1,303 @@
+"""The options for real-model agents, and the ``openai`` and ``local`` agents built from them.
+
+A plugin of its own (loaded by the main plugin) so the model's settings stay in one place:
+``--granularity-agent=openai`` drives any OpenAI-compatible chat-completions server with the
+model, endpoint, key variable and sampling settings given here (each also an ini key), through
+the record/replay cache when one is given. ``--granularity-agent=local`` is the same agent with
+a server it starts itself for a bundled model (or a GGUF file), on 127.0.0.1, at temperature 0
+with capped replies unless told otherwise. Nothing here imports ``openai``: that happens on the
+first live request.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..agents import AgentSetup
+from ..agents.chat import ChatAgent, Price, Sampling, Send
+from ..agents.local_model import (
+    DEFAULT_MODEL,
+    LocalSend,
+    LocalServer,
+    LocalSettings,
+    ModelFileError,
+    default_threads,
+    model_file,
+    server_available,
+)
+from ..agents.model_cache import MODES, ModelCache
+from ..agents.openai_client import Endpoint, OpenAISender
+from ..core.result import LOCAL, PROVIDER
+
+AGENT_NAME = "openai"
+LOCAL_AGENT = "local"
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_RETRIES = 2
+LOCAL_MAX_COMPLETION_TOKENS = 256
+"""The local lane's default cap per reply: a small model that starts a long answer rarely ends it."""
+TOOL_CHOICES = ("auto", "required", "none")
+
+_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    (
+        "model",
+        "NAME",
+        "model name sent to the server (required with --granularity-agent=openai); with --granularity-agent=local, "
+        f"a bundled model's name or a GGUF file (default {DEFAULT_MODEL})",
+    ),
+    (
+        "base-url",
+        "URL",
+        "OpenAI-compatible endpoint, for example http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI)",
+    ),
+    (
+        "api-key-env",
+        "VAR",
+        "environment variable holding the API key (default OPENAI_API_KEY; unset is fine for local servers)",
+    ),
+    ("temperature", "X", "sampling temperature (default: the server's)"),
+    (
+        "max-completion-tokens",
+        "N",
+        f"max_completion_tokens per model call (default: the server's; {LOCAL_MAX_COMPLETION_TOKENS} with "
+        "the local agent)",
+    ),
+    (
+        "tool-choice",
+        "|".join(TOOL_CHOICES),
+        "the request's tool_choice (default: not sent, which the API reads as auto when tools are offered)",
+    ),
+    ("request-timeout", "SECONDS", f"timeout of one request (default {DEFAULT_TIMEOUT:g})"),
+    (
+        "model-retries",
+        "N",
+        f"retries on 408/409/429/5xx and connection errors, honouring Retry-After (default {DEFAULT_RETRIES})",
+    ),
+    ("max-tokens-per-run", "N", "stop a run that spends more tokens than this, as failed"),
+    (
+        "token-source",
+        "provider|local",
+        "tokens to report and gate on: the provider's usage where reported (default), or the local cl100k count",
+    ),
+    ("model-cache", "DIR", "record model responses to DIR and replay them (see --granularity-model-cache-mode)"),
+    (
+        "model-cache-mode",
+        "|".join(MODES),
+        "with --granularity-model-cache: default auto (replay what is recorded, record the rest)",
+    ),
+    ("local-threads", "N", "with the local agent: threads per server (default: the cores split between workers)"),
+    ("local-ctx", "N", "with the local agent: the model's context window in tokens (default 8192)"),
+    ("local-port", "N", "with the local agent: the server's port on 127.0.0.1 (default 0: a free one)"),
+    ("local-startup-timeout", "SECONDS", "with the local agent: how long the server may take to load (default 60)"),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("granularity-model", "real-model agents (pytest-granularity)")
+    for name, metavar, help_text in _OPTIONS:
+        group.addoption(f"--granularity-{name}", default=None, metavar=metavar, help=help_text)
+        parser.addini(f"granularity_{name.replace('-', '_')}", f"default for --granularity-{name}", default="")
+    parser.addini(
+        "granularity_prices",
+        "per-model prices in USD per million tokens: lines of 'MODEL PROMPT COMPLETION [CACHED]'",
+        type="linelist",
+        default=[],
+    )
+
+
+def _value(config: pytest.Config, name: str) -> str | None:
+    return config.getoption(f"--granularity-{name}") or config.getini(f"granularity_{name.replace('-', '_')}") or None
+
+
+def _number(config: pytest.Config, name: str, kind: Callable[[str], Any], minimum: float = 0) -> Any:
+    raw = _value(config, name)
+    if raw is None:
+        return None
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise pytest.UsageError(
+            f"--granularity-{name}: '{raw}' is not a {'whole ' if kind is int else ''}number"
+        ) from None
+    if value < minimum:
+        raise pytest.UsageError(f"--granularity-{name}: {raw} must be at least {minimum:g}")
+    return value
+
+
+def run_settings(config: pytest.Config) -> dict[str, Any]:
+    """The :class:`RunSettings` fields these options set: the token budget and source.
+
+    Every model option is checked here, whichever agent runs, so a bad value is refused even
+    when the option would not be used."""
+    source = _value(config, "token-source") or PROVIDER
+    if source not in (PROVIDER, LOCAL):
+        raise pytest.UsageError(f"--granularity-token-source: '{source}' is not provider or local")
+    _cache_settings(config)
+    _tool_choice(config)
+    return {"max_tokens": _number(config, "max-tokens-per-run", int, 1), "token_source": source}
+
+
+def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
+    selected = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    return {
+        AGENT_NAME: openai_factory(config) if selected == AGENT_NAME else _not_configured,
+        LOCAL_AGENT: local_factory(config) if selected == LOCAL_AGENT else _not_configured,
+    }
+
+
+def _not_configured(setup: AgentSetup) -> Any:
+    raise RuntimeError("this model agent was not selected when the session was configured")
+
+
+@dataclass(frozen=True)
+class OpenAIAgentFactory:
+    """Builds each run's :class:`ChatAgent`; the sender (and its connection pool) is shared by a worker's runs."""
+
+    sampling: Sampling
+    send: Send
+    price: Price | None
+
+    def __call__(self, setup: AgentSetup) -> ChatAgent:
+        return ChatAgent(setup, self.sampling, self.send, self.price)
+
+
+def openai_factory(config: pytest.Config) -> OpenAIAgentFactory:
+    model = _value(config, "model")
+    if not model:
+        raise pytest.UsageError(
+            "--granularity-agent=openai needs --granularity-model=NAME (or the ini key granularity_model)"
+        )
+    sampling = _sampling(config, model, temperature=None, max_completion_tokens=None)
+
+    def live() -> Send:
+        _require_openai(AGENT_NAME, "model")
+        return OpenAISender(
+            Endpoint(
+                _value(config, "base-url") or os.environ.get("OPENAI_BASE_URL"),
+                _value(config, "api-key-env") or "OPENAI_API_KEY",
+                _number(config, "request-timeout", float) or DEFAULT_TIMEOUT,
+                _retries(config),
+            )
+        )
+
+    return _factory(config, sampling, live)
+
+
+def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
+    """The bundled model (or a GGUF file) behind a server this process starts on its first request."""
+    spec = _value(config, "model") or DEFAULT_MODEL
+    alias = spec if "/" not in spec and not spec.endswith(".gguf") else Path(spec).stem
+    sampling = _sampling(config, alias, temperature=0.0, max_completion_tokens=LOCAL_MAX_COMPLETION_TOKENS)
+
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    given = {
+        "n_ctx": _number(config, "local-ctx", int, 256),
+        "threads": _number(config, "local-threads", int, 1) or default_threads(workers),
+        "max_tokens": sampling.max_completion_tokens,
+        "timeout": _number(config, "request-timeout", float),
+        "startup_timeout": _number(config, "local-startup-timeout", float),
+        "port": _number(config, "local-port", int),
+    }
+    options = {name: value for name, value in given.items() if value is not None}
+
+    def live() -> Send:
+        _require_openai(LOCAL_AGENT, "local")
+        try:
+            path = model_file(spec)
+        except ModelFileError as exc:
+            raise pytest.UsageError(f"--granularity-model: {exc}") from None
+        if not server_available():
+            raise pytest.UsageError(
+                "--granularity-agent=local needs llama-cpp-python: pip install 'pytest-granularity[local]'"
+            )
+        server = LocalServer(LocalSettings(path, alias, **options))
+        config.add_cleanup(server.stop)
+        return LocalSend(server)
+
+    return _factory(config, sampling, live)
+
+
+def _sampling(
+    config: pytest.Config, model: str, temperature: float | None, max_completion_tokens: int | None
+) -> Sampling:
+    """The request's settings: the options where given, else the agent's defaults."""
+    given_temperature = _number(config, "temperature", float)
+    given_cap = _number(config, "max-completion-tokens", int, 1)
+    return Sampling(
+        model,
+        temperature if given_temperature is None else given_temperature,
+        max_completion_tokens if given_cap is None else given_cap,
+        _tool_choice(config),
+    )
+
+
+def _factory(config: pytest.Config, sampling: Sampling, live: Callable[[], Send]) -> OpenAIAgentFactory:
+    """The agent over its live sender, through the recordings when asked; a replay needs no sender at all."""
+    folder, mode = _cache_settings(config)
+    sender = None if mode == "replay" else live()
+    send = sender if folder is None else ModelCache(folder, mode, _session(config), sender)
+    assert send is not None
+    return OpenAIAgentFactory(sampling, send, _prices(config).get(sampling.model))
+
+
+def _require_openai(agent: str, extra: str) -> None:
+    if importlib.util.find_spec("openai") is None:
+        raise pytest.UsageError(
+            f"--granularity-agent={agent} needs the openai package: pip install 'pytest-granularity[{extra}]'"
+        )
+
+
+def _tool_choice(config: pytest.Config) -> str | None:
+    value = _value(config, "tool-choice")
+    if value is not None and value not in TOOL_CHOICES:
+        raise pytest.UsageError(f"--granularity-tool-choice: '{value}' is not one of {', '.join(TOOL_CHOICES)}")
+    return value
+
+
+def _retries(config: pytest.Config) -> int:
+    value = _number(config, "model-retries", int)
+    return DEFAULT_RETRIES if value is None else value
+
+
+def _cache_settings(config: pytest.Config) -> tuple[Path | None, str]:
+    raw = _value(config, "model-cache")
+    mode = _value(config, "model-cache-mode") or ("auto" if raw else "off")
+    if mode not in MODES:
+        raise pytest.UsageError(f"--granularity-model-cache-mode: '{mode}' is not one of {', '.join(MODES)}")
+    if mode != "off" and not raw:
+        raise pytest.UsageError(f"--granularity-model-cache-mode={mode} needs --granularity-model-cache=DIR")
+    if mode == "off" or raw is None:
+        return None, mode
+    folder = Path(raw)
+    return (folder if folder.is_absolute() else config.invocation_params.dir / folder), mode
+
+
+def _session(config: pytest.Config) -> str:
+    """One id for the whole session: xdist's test run id on a worker (shared by all), else a fresh one."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput and workerinput.get("testrunuid"):
+        return str(workerinput["testrunuid"])
+    return uuid.uuid4().hex
+
+
+def _prices(config: pytest.Config) -> dict[str, Price]:
+    prices = {}
+    for line in config.getini("granularity_prices"):
+        parts = line.split()
+        try:
+            numbers = [float(p) for p in parts[1:]]
+        except ValueError:
+            numbers = []
+        if len(parts) not in (3, 4) or len(numbers) != len(parts) - 1:
+            raise pytest.UsageError(
+                f"granularity_prices: '{line}' is not 'MODEL PROMPT COMPLETION [CACHED]' (USD per million tokens)"
+            )
+        prices[parts[0]] = Price(*numbers)
+    return prices

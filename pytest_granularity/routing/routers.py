@@ -1,0 +1,160 @@
+"""Routers: the hand-written heuristic rules, and the learned trees walked from ``router.json``.
+
+Routing sees only the pre-execution features (``features.py``: ten structural ones and two of
+macro applicability from the registry); the recovery router sees
+only what the executor observes at a failure. The learned trees are plain JSON that this module
+walks without scikit-learn, giving exactly ``predict()``'s answers: scikit-learn compares
+``float32(x) <= threshold``, and so does the walker.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.failures import FAILURE_CLASSES
+from ..core.schemas import DefinitionError, read_json
+from ..core.tasks import Task
+from ..core.workspace import Workspace
+from ..macros import MacroRegistry
+from ..run.policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
+from .features import Features, compute
+from .router_check import check_router
+
+RECOVERY_FEATURES = (*FAILURE_CLASSES, "side_effects", "validation_failed", "changed_paths")
+DEGRADE, STOP = "degrade", "stop"
+POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
+
+
+class RouterError(ValueError):
+    """A router file that cannot be used."""
+
+
+def features_of(task: Task, workspace: Workspace, macros: MacroRegistry) -> Features:
+    """A task's features; the macros' applicability checks may not read its task file, verifier or solution."""
+    hidden = tuple(p for p in (task.path, task.verifier_tests, task.solution_overlay) if p is not None)
+    return compute(task.prompt, workspace.initial, macros, hidden)
+
+
+def heuristic_mode(f: Features) -> str:
+    """The C-Heuristic rules, in order:
+
+    1. a refactor (move, rename, extract) that names Python files → ``macro`` (``move_module``);
+    2. a task that names at most one file and few entities → ``macro`` (a targeted
+       ``replace_and_verify`` or ``summarize_module``);
+    3. everything else → ``micro``.
+    """
+    if f.is_refactor_task and f.python_files >= 1:
+        return MACRO
+    if f.file_paths <= 1 and f.entities <= 8:
+        return MACRO
+    return MICRO
+
+
+def recovery_vector(event: FailureEvent) -> tuple[float, ...]:
+    onehot = tuple(float(event.failure_class == c) for c in FAILURE_CLASSES)
+    return (*onehot, float(event.side_effects), float(event.validation_failed), float(event.changed_paths))
+
+
+def _float32(value: float) -> float:
+    (single,) = struct.unpack("f", struct.pack("f", value))
+    return float(single)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A fitted decision tree as plain arrays (scikit-learn's ``tree_`` layout)."""
+
+    features: tuple[str, ...]
+    classes: tuple[str, ...]
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    children_left: tuple[int, ...]
+    children_right: tuple[int, ...]
+    value: tuple[tuple[float, ...], ...]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Tree:
+        return cls(
+            features=tuple(data["features"]),
+            classes=tuple(data["classes"]),
+            feature=tuple(data["feature"]),
+            threshold=tuple(data["threshold"]),
+            children_left=tuple(data["children_left"]),
+            children_right=tuple(data["children_right"]),
+            value=tuple(tuple(v) for v in data["value"]),
+        )
+
+    def walk(self, x: Sequence[float]) -> tuple[str, list[str]]:
+        """The predicted class and the path of tests that led to it."""
+        node, path = 0, []
+        while self.children_left[node] != -1:
+            name, threshold = self.features[self.feature[node]], self.threshold[node]
+            value = x[self.feature[node]]
+            if _float32(value) <= threshold:
+                path.append(f"{name} = {value:g} <= {threshold:g}")
+                node = self.children_left[node]
+            else:
+                path.append(f"{name} = {value:g} > {threshold:g}")
+                node = self.children_right[node]
+        counts = self.value[node]
+        label = self.classes[max(range(len(counts)), key=lambda i: (counts[i], -i))]
+        path.append(f"leaf {node}: {label} ({', '.join(f'{c}={v:g}' for c, v in zip(self.classes, counts))})")
+        return label, path
+
+    def predict(self, x: Sequence[float]) -> str:
+        return self.walk(x)[0]
+
+
+@dataclass(frozen=True)
+class Router:
+    mode: Tree
+    recovery: Tree
+
+    @classmethod
+    def load(cls, path: Path) -> Router:
+        """Read and fully validate ``path`` (see ``router_check``): a bad file is one :class:`RouterError`."""
+        try:
+            data = read_json(Path(path))
+        except DefinitionError as exc:
+            raise RouterError(f"{path}: cannot read the router: {exc.message.removeprefix('cannot read: ')}") from None
+        try:
+            check_router(
+                Path(path),
+                data,
+                {
+                    "mode_tree": (Features.names(), (MACRO, MICRO)),
+                    "recovery_tree": (RECOVERY_FEATURES, (DEGRADE, STOP)),
+                },
+            )
+        except DefinitionError as exc:
+            raise RouterError(str(exc)) from None
+        return cls(Tree.from_dict(data["mode_tree"]), Tree.from_dict(data["recovery_tree"]))
+
+    def mode_of(self, f: Features) -> str:
+        return self.mode.predict(f.vector())
+
+    def recover(self, event: FailureEvent) -> bool:
+        return self.recovery.predict(recovery_vector(event)) == DEGRADE
+
+
+def heuristic_policy() -> Policy:
+    return Policy("heuristic", lambda task, ws: heuristic_mode(compute(task.prompt, ws.initial)), always)
+
+
+def learned_policy(router: Router, macros: MacroRegistry) -> Policy:
+    return Policy("learned", lambda task, ws: router.mode_of(features_of(task, ws, macros)), router.recover)
+
+
+def policy_named(name: str, router_path: Path, macros: MacroRegistry) -> Policy:
+    """The policy ``name`` selects (one of ``POLICY_NAMES``); ``learned`` reads ``router_path``."""
+    if name in FIXED_POLICIES:
+        return FIXED_POLICIES[name]
+    if name == "heuristic":
+        return heuristic_policy()
+    if name == "learned":
+        return learned_policy(Router.load(router_path), macros)
+    raise ValueError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}")

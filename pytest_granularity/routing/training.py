@@ -1,0 +1,439 @@
+"""Fitting ``router.json`` with scikit-learn, and evaluating routers on tasks they never saw.
+
+The only module that imports scikit-learn (the ``train`` extra). Labels come from runs of the
+fixed policies: a task's mode label is ``macro`` when macro-first (``hybrid``) succeeded with
+fewer tokens than ``micro``, else ``micro``; a macro failure's recovery label is ``stop`` when
+stopping there (the ``macro`` policy's run) still succeeded, else ``degrade``.
+
+The mode tree is cost-sensitive: each task weighs what routing it wrongly would cost (the token
+difference between its micro and macro-first runs), since sending a task a macro fits to micro
+costs tens of thousands of tokens and sending a task no macro fits to macro-first costs a few
+thousand. Its minimum leaf size is chosen by an inner 5-fold cross-validation on the training
+tasks alone, among ``LEAF_SIZES`` and a single leaf (one mode for every task, when no split
+generalises), by the tokens the inner held-out tasks would cost.
+
+Held-out evaluation needs no new runs: the agent is deterministic, and a routed run is exactly
+the fixed-policy run it routes to — ``micro`` → the micro run; ``macro`` → the macro run up to its
+first failure, then the hybrid run if the recovery says degrade or the macro run if it says stop.
+Same inputs, same bytes: training and evaluation are deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from ..core.failures import NO_FAULT, VALIDATION_FAILURE
+from ..core.result import RunResult
+from ..core.tasks import find_task_files, load_task
+from ..core.workspace import Workspace
+from ..gate.metrics import bootstrap_ci, oracle_tokens
+from ..macros import MacroRegistry
+from ..run.policies import MACRO, MICRO, FailureEvent
+from .features import Features
+from .router_check import ROUTER_FORMAT
+from .routers import DEGRADE, RECOVERY_FEATURES, STOP, Router, Tree, features_of, heuristic_mode, recovery_vector
+
+MAX_DEPTH = 4
+FOLDS = 5
+LEAF_SIZES = (1, 3, 5)
+Key = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    family: str
+    features: Features
+
+
+def index_runs(runs: Iterable[RunResult]) -> dict[Key, RunResult]:
+    return {r.key: r for r in runs}
+
+
+def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str, str]:
+    labels = {}
+    for task in tasks:
+        micro, hybrid = runs.get((task, "micro", NO_FAULT)), runs.get((task, "hybrid", NO_FAULT))
+        if micro is None or hybrid is None:
+            continue
+        cheaper = hybrid.success and (not micro.success or hybrid.tokens < micro.tokens)
+        labels[task] = MACRO if cheaper else MICRO
+    return labels
+
+
+def failure_event(run: RunResult) -> FailureEvent:
+    """What the executor saw when the macro policy's run stopped at its failure."""
+    changed = len(run.created) + len(run.modified) + len(run.deleted)
+    return FailureEvent(run.failure_class or "", changed > 0, run.failure_class == VALIDATION_FAILURE, changed)
+
+
+def recovery_samples(
+    runs: Mapping[Key, RunResult], tasks: Iterable[str]
+) -> list[tuple[str, str, tuple[float, ...], str]]:
+    """(task, fault, features, label) for every failed macro-policy run of these tasks."""
+    wanted = set(tasks)
+    samples = []
+    for (task, policy, fault), run in sorted(runs.items()):
+        if policy == "macro" and task in wanted and run.failure_class:
+            samples.append((task, fault, recovery_vector(failure_event(run)), STOP if run.success else DEGRADE))
+    return samples
+
+
+def fit_tree(
+    rows: list[tuple[float, ...]],
+    labels: list[str],
+    names: tuple[str, ...],
+    weights: list[float] | None = None,
+    min_leaf: int = 1,
+) -> Tree:
+    from sklearn.tree import DecisionTreeClassifier
+
+    classifier = DecisionTreeClassifier(
+        max_depth=MAX_DEPTH, min_samples_leaf=max(1, min(min_leaf, len(rows))), random_state=0
+    )
+    classifier.fit(rows, labels, sample_weight=weights)
+    tree = classifier.tree_
+    return Tree(
+        features=names,
+        classes=tuple(str(c) for c in classifier.classes_),
+        feature=tuple(int(f) for f in tree.feature),
+        threshold=tuple(float(t) for t in tree.threshold),
+        children_left=tuple(int(c) for c in tree.children_left),
+        children_right=tuple(int(c) for c in tree.children_right),
+        value=tuple(tuple(float(v) for v in node[0]) for node in tree.value),
+    )
+
+
+def route_costs(runs: Mapping[Key, RunResult], task: str) -> dict[str, float]:
+    """The tokens a route costs on a task; a failed run also costs a micro run to redo the job."""
+    micro, hybrid = runs[(task, "micro", NO_FAULT)], runs[(task, "hybrid", NO_FAULT)]
+    redo = float(micro.tokens)
+    return {
+        MICRO: micro.tokens + (0.0 if micro.success else redo),
+        MACRO: hybrid.tokens + (0.0 if hybrid.success else redo),
+    }
+
+
+def _mode_tree(
+    runs: Mapping[Key, RunResult],
+    infos: Mapping[str, TaskInfo],
+    labelled: list[str],
+    labels: Mapping[str, str],
+    min_leaf: int,
+) -> Tree:
+    weights = [abs(route_costs(runs, t)[MICRO] - route_costs(runs, t)[MACRO]) for t in labelled]
+    return fit_tree(
+        [infos[t].features.vector() for t in labelled],
+        [labels[t] for t in labelled],
+        Features.names(),
+        weights,
+        min_leaf,
+    )
+
+
+def choose_leaf_size(
+    runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], labelled: list[str], labels: Mapping[str, str]
+) -> int:
+    """The minimum leaf size whose trees cost the fewest tokens on inner held-out folds of these
+    tasks; ``len(labelled)`` (a single leaf) is a candidate too. Ties go to the smaller leaf."""
+    costs: dict[int, float] = {}
+    for leaf in (*LEAF_SIZES, len(labelled)):
+        total = 0.0
+        for i in range(FOLDS):
+            inner = labelled[i::FOLDS]
+            rest = [t for t in labelled if t not in inner]
+            if not inner or not rest:
+                continue
+            tree = _mode_tree(runs, infos, rest, labels, leaf)
+            total += sum(route_costs(runs, t)[tree.predict(infos[t].features.vector())] for t in inner)
+        costs.setdefault(leaf, total)
+    return min(costs, key=lambda leaf: (costs[leaf], leaf))
+
+
+def fit_router(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], tasks: Iterable[str]) -> Router:
+    tasks = sorted(tasks)
+    labels = mode_labels(runs, tasks)
+    labelled = [t for t in tasks if t in labels]
+    mode = _mode_tree(runs, infos, labelled, labels, choose_leaf_size(runs, infos, labelled, labels))
+    samples = recovery_samples(runs, tasks)
+    recovery = fit_tree([s[2] for s in samples], [s[3] for s in samples], RECOVERY_FEATURES)
+    return Router(mode, recovery)
+
+
+def macro_fits(runs: Mapping[Key, RunResult], task: str) -> bool:
+    """Whether the task's macro call succeeds: the ``macro`` policy's run without a fault made a
+    successful macro call that the verifier accepted. The fault tables are over these tasks only
+    (a fault on a macro that refuses or fails anyway measures nothing new)."""
+    run = runs.get((task, "macro", NO_FAULT))
+    return run is not None and run.success and run.macro_calls > 0 and run.failure_class is None
+
+
+def simulate(
+    runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, recover: Callable[[FailureEvent], bool]
+) -> RunResult | None:
+    """The run a routed policy makes, assembled from the fixed policies' deterministic runs."""
+    if mode == MICRO:
+        return runs.get((task, "micro", NO_FAULT))
+    macro = runs.get((task, "macro", fault))
+    if macro is None or not macro.failure_class:
+        return macro
+    return runs.get((task, "hybrid", fault)) if recover(failure_event(macro)) else macro
+
+
+def _tree_dict(tree: Tree) -> dict[str, Any]:
+    return {
+        "features": list(tree.features),
+        "classes": list(tree.classes),
+        "feature": list(tree.feature),
+        "threshold": list(tree.threshold),
+        "children_left": list(tree.children_left),
+        "children_right": list(tree.children_right),
+        "value": [list(v) for v in tree.value],
+    }
+
+
+def router_document(
+    router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: dict[str, Any]
+) -> str:
+    """``router.json``'s exact text: the trees and the training metadata, stable to the byte."""
+    import sklearn
+
+    tasks = sorted(infos)
+    labels = mode_labels(runs, tasks)
+    samples = recovery_samples(runs, tasks)
+    digest = hashlib.sha256(
+        "".join(json.dumps(_evidence(r), sort_keys=True) for _, r in sorted(runs.items())).encode()
+    ).hexdigest()
+    document = {
+        "format": ROUTER_FORMAT,
+        "version": 1,
+        "mode_tree": _tree_dict(router.mode),
+        "recovery_tree": _tree_dict(router.recovery),
+        "training": {
+            "tasks": tasks,
+            "runs_sha256": digest,
+            "max_depth": MAX_DEPTH,
+            "mode_min_samples_leaf": choose_leaf_size(runs, infos, [t for t in tasks if t in labels], labels),
+            "library_versions": {"python": platform.python_version(), "scikit-learn": sklearn.__version__},
+            "scores": {
+                "mode_training_agreement": _agreement(router.mode_of, labels, infos),
+                "recovery_training_agreement": fmean(router.recovery.predict(s[2]) == s[3] for s in samples)
+                if samples
+                else None,
+                "held_out": evaluation,
+            },
+        },
+    }
+    return json.dumps(document, indent=1, sort_keys=True) + "\n"
+
+
+def _agreement(
+    route: Callable[[Features], str], labels: Mapping[str, str], infos: Mapping[str, TaskInfo]
+) -> float | None:
+    return fmean(route(infos[t].features) == label for t, label in labels.items()) if labels else None
+
+
+def folds(infos: Mapping[str, TaskInfo], scheme: str) -> list[list[str]]:
+    """Held-out task sets: one per family (``family``), or ``FOLDS`` folds of the sorted tasks (``kfold``)."""
+    tasks = sorted(infos)
+    if scheme == "family":
+        return [[t for t in tasks if infos[t].family == f] for f in sorted({i.family for i in infos.values()})]
+    return [tasks[i::FOLDS] for i in range(FOLDS)]
+
+
+def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], scheme: str) -> dict[str, Any]:
+    """Held-out numbers: every task is routed by a router trained without its fold."""
+    routed: dict[str, list[RunResult]] = {}
+    agreement: dict[str, list[float]] = {"heuristic": [], "learned": []}
+    all_tasks = sorted(infos)
+    labels = mode_labels(runs, all_tasks)
+    faults = sorted({k[2] for k in runs if k[2] != NO_FAULT})
+    for held_out in folds(infos, scheme):
+        router = fit_router(runs, infos, [t for t in all_tasks if t not in held_out])
+        for task in held_out:
+            learned_mode = router.mode_of(infos[task].features)
+            heuristic = heuristic_mode(infos[task].features)
+            if task in labels:
+                agreement["learned"].append(float(learned_mode == labels[task]))
+                agreement["heuristic"].append(float(heuristic == labels[task]))
+            choices = {
+                "micro": (MICRO, lambda e: False),
+                "macro": (MACRO, lambda e: False),
+                "hybrid": (MACRO, lambda e: True),
+                "heuristic": (heuristic, lambda e: True),
+                "learned": (learned_mode, router.recover),
+            }
+            for name, (mode, recover) in choices.items():
+                _add(routed, name, NO_FAULT, simulate(runs, task, NO_FAULT, mode, recover))
+            for fault in faults:
+                if (task, "macro", fault) not in runs or not macro_fits(runs, task):
+                    continue
+                for name, recover in (
+                    ("no recovery", lambda e: False),
+                    ("always degrade", lambda e: True),
+                    ("learned recovery", router.recover),
+                ):
+                    _add(routed, name, fault, simulate(runs, task, fault, MACRO, recover))
+    oracle = oracle_tokens(list(runs.values()))
+    return {
+        "scheme": scheme,
+        "policies": {
+            key: _score(group, oracle, agreement.get(key.split("|")[0]) if key.endswith(f"|{NO_FAULT}") else None, key)
+            for key, group in sorted(routed.items())
+        },
+    }
+
+
+def _add(routed: dict[str, list[RunResult]], name: str, fault: str, run: RunResult | None) -> None:
+    if run is not None:
+        routed.setdefault(f"{name}|{fault}", []).append(run)
+
+
+def _score(
+    runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None, seed: str
+) -> dict[str, Any]:
+    fault = seed.split("|")[1]
+    success = [float(r.success) for r in runs]
+    tokens = [float(r.tokens) for r in runs]
+    matched = [(r.tokens, oracle[(r.task, fault)]) for r in runs if (r.task, fault) in oracle]
+    failed = [r for r in runs if r.failure_class]
+    return {
+        "runs": len(runs),
+        "success_rate": fmean(success),
+        "success_ci": list(bootstrap_ci(success, seed + "|s")),
+        "mean_tokens": fmean(tokens),
+        "tokens_ci": list(bootstrap_ci(tokens, seed + "|t")),
+        "oracle_gap": fmean(t for t, _ in matched) / fmean(o for _, o in matched) if matched else None,
+        "transition_rate": fmean(float(r.degraded) for r in failed) if failed else None,
+        "agreement": fmean(agreement) if agreement else None,
+    }
+
+
+TRAINING_FIELDS = (
+    "task",
+    "family",
+    "policy",
+    "fault",
+    "outcome",
+    "tokens",
+    "failure_class",
+    "created",
+    "modified",
+    "deleted",
+    "degraded",
+)
+
+
+def _evidence(run: RunResult) -> dict[str, Any]:
+    """The fields training reads: the digest of the runs covers exactly these."""
+    data = run.to_dict()
+    return {name: data[name] for name in TRAINING_FIELDS}
+
+
+def _slim(run: RunResult) -> dict[str, Any]:
+    data = run.to_dict()
+    data.pop("transcript")
+    data.pop("verifier_output")
+    return data
+
+
+def write_runs(path: Path, runs: Iterable[RunResult]) -> None:
+    """The training runs without transcripts: what ``granularity train --runs`` needs to reproduce a router."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(_slim(r), sort_keys=True) + "\n" for r in sorted(runs, key=lambda r: r.key)))
+
+
+def read_runs(path: Path) -> list[RunResult]:
+    """Runs saved by ``write_runs`` (``.jsonl``) or a report's, validated line by line (see ``report``)."""
+    from ..report.render import read_record_lines, read_records
+
+    return read_record_lines(path) if path.suffix == ".jsonl" else read_records(path)
+
+
+def task_infos(root: Path) -> dict[str, TaskInfo]:
+    """Each task's family and pre-execution features under ``root``: what the trees split on and the folds group by."""
+    infos = {}
+    macros = MacroRegistry.load()
+    for path in find_task_files([root]):
+        task = load_task(path)
+        with Workspace.for_task(task) as workspace:
+            infos[task.id] = TaskInfo(task.family, features_of(task, workspace, macros))
+    return infos
+
+
+def fresh_runs(tasks: Path) -> list[RunResult]:
+    """Run the fixed policies on ``tasks`` with every fault, in a pytest subprocess: the runs labels come from."""
+    from ..report.render import read_records
+
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "runs.json"
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(tasks),
+            "--granularity=micro,macro,hybrid",
+            "--granularity-faults=all",
+            f"--granularity-report={report}",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ]
+        if importlib.util.find_spec("xdist") is not None:
+            command += ["-n", "auto", "--dist", "loadfile"]
+        subprocess.run(command, check=False)
+        return read_records(report)
+
+
+def held_out_table(evaluation: dict[str, Any]) -> str:
+    """``evaluate``'s scores per held-out scheme, policy and fault as one table (``granularity train`` prints it)."""
+    from ..report.render import render
+
+    rows = []
+    for scheme, result in evaluation.items():
+        for key, score in result["policies"].items():
+            name, fault = key.split("|")
+            agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
+            gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
+            transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
+            rows.append(
+                (
+                    scheme,
+                    name,
+                    fault,
+                    str(score["runs"]),
+                    f"{score['success_rate']:.3f}",
+                    "[{:.3f}, {:.3f}]".format(*score["success_ci"]),
+                    f"{score['mean_tokens']:.1f}",
+                    "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]),
+                    gap,
+                    transition,
+                    agreement,
+                )
+            )
+    return render(
+        (
+            "held out by",
+            "policy",
+            "fault",
+            "runs",
+            "success",
+            "95% CI",
+            "tokens",
+            "95% CI",
+            "oracle gap",
+            "transition",
+            "agreement",
+        ),
+        rows,
+    )

@@ -1,0 +1,66 @@
+"""Policies: how a run picks its initial mode from pre-execution evidence, and whether it recovers.
+
+The fixed policies of DESIGN §2: ``micro`` (micro tools only), ``macro`` (macro skills only,
+stop at the first failure) and ``hybrid`` (macros first; after an observed failure, degrade to
+micro tools in the same workspace). A recovery override (``never`` / ``always``) turns a
+macro-first policy into the paper's no-recovery or always-degrade baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..core.tasks import Task
+from ..core.workspace import Workspace
+
+MICRO, MACRO = "micro", "macro"
+
+
+@dataclass(frozen=True)
+class FailureEvent:
+    """What the executor can see when a macro fails: the evidence a recovery decision may use."""
+
+    failure_class: str
+    side_effects: bool
+    validation_failed: bool
+    changed_paths: int
+
+
+ModeChooser = Callable[[Task, Workspace], str]
+"""Picks a run's initial mode (``micro`` or ``macro``) from the task and its workspace before any call."""
+Recovery = Callable[[FailureEvent], bool]
+"""Whether a run degrades to micro tools after a macro failure."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    route: ModeChooser
+    recover: Recovery
+    uses_macros: bool = True
+
+
+def _always_micro(task: Task, workspace: Workspace) -> str:
+    return MICRO
+
+
+def _always_macro(task: Task, workspace: Workspace) -> str:
+    return MACRO
+
+
+def never(event: FailureEvent) -> bool:
+    return False
+
+
+def always(event: FailureEvent) -> bool:
+    return True
+
+
+RECOVERY_OVERRIDES: dict[str, Recovery] = {"never": never, "always": always}
+
+FIXED_POLICIES: dict[str, Policy] = {
+    "micro": Policy("micro", _always_micro, never, uses_macros=False),
+    "macro": Policy("macro", _always_macro, never),
+    "hybrid": Policy("hybrid", _always_macro, always),
+}

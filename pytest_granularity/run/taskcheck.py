@@ -1,0 +1,94 @@
+"""Proving a task honest: its verifier fails on the untouched workspace and passes on the
+reference solution, the project's own tests pass on that solution, and no cheating agent
+(``adversaries``) gets its untouched workspace accepted.
+
+A task that fails any of these would let a do-nothing or cheating agent pass, or no agent
+pass; either makes every number built on it meaningless.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.pytest_process import run_pytest
+from ..core.schemas import first_error
+from ..core.tasks import Task, TaskError, load_task
+from ..core.workspace import Workspace, WorkspaceError, solution_files
+from ..macros import MacroRegistry
+from ..verifier.adversaries import ADVERSARIES
+from ..verifier.verify import Verdict, verify
+
+
+@dataclass(frozen=True)
+class TaskCheck:
+    path: Path
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_task_file(path: Path, macros: MacroRegistry, adversaries: bool = True) -> TaskCheck:
+    try:
+        task = load_task(path)
+    except TaskError as exc:
+        return TaskCheck(Path(path), (str(exc),))
+    try:
+        cheats = _cheat_problems(task) if adversaries else []
+        return TaskCheck(task.path, tuple(macro_call_problems(task, macros) + _problems(task) + cheats))
+    except WorkspaceError as exc:
+        return TaskCheck(task.path, (str(exc),))
+
+
+def adversary_verdicts(task: Task) -> dict[str, Verdict]:
+    """Each cheating agent's verdict on the task's untouched workspace."""
+    verdicts = {}
+    for adversary in ADVERSARIES:
+        with Workspace.for_task(task) as workspace:
+            adversary.plant(workspace.root)
+            verdicts[adversary.name] = verify(task, workspace)
+    return verdicts
+
+
+def _cheat_problems(task: Task) -> list[str]:
+    does = {a.name: a.does for a in ADVERSARIES}
+    return [
+        f"the cheating agent '{name}' ({does[name]}) passes the verifier"
+        for name, verdict in adversary_verdicts(task).items()
+        if verdict.accepted
+    ]
+
+
+def macro_call_problems(task: Task, macros: MacroRegistry) -> list[str]:
+    """What is wrong with the task's reference macro call: an unknown macro, or arguments its schema refuses."""
+    if task.macro is None:
+        return []
+    macro = macros.get(task.macro.skill)
+    if macro is None:
+        return [f"macro.skill: no macro named '{task.macro.skill}' (known: {', '.join(macros.names)})"]
+    error = first_error(macro.parameters, task.macro.args)
+    return [f"macro.args.{error[0]}: {error[1]}"] if error else []
+
+
+def _problems(task: Task) -> list[str]:
+    problems = []
+    with Workspace.for_task(task) as untouched:
+        before = verify(task, untouched)
+    if before.infrastructure_error:
+        problems.append(f"untouched workspace: {before.infrastructure_error}")
+    elif before.accepted:
+        problems.append("the verifier accepts the untouched workspace (a do-nothing agent would pass)")
+    with Workspace.for_task(task) as solved:
+        solved.apply(solution_files(task), task.solution_delete)
+        if not solved.changes():
+            problems.append("the reference solution changes nothing")
+        after = verify(task, solved)
+        if not after.accepted:
+            reason = after.infrastructure_error or "tests failed"
+            problems.append(f"the verifier rejects the reference solution ({reason}):\n{after.output}")
+        own = run_pytest(solved.root, list(task.tests), task.verifier_timeout)
+        if not own.passed:
+            problems.append(f"the project's own tests fail on the reference solution:\n{own.tail()}")
+    return problems

@@ -1,0 +1,146 @@
+"""The task's verifier: the only judge of success.
+
+The hidden verifier tests are copied into the final workspace only now, run by pytest in a fresh
+subprocess that nothing in the workspace can reconfigure or replace (``run_pytest(isolated=True)``),
+and removed again. The verdict comes from that run's own record of every test, not from its exit
+status alone: the verifier's tests were collected, every one of them passed (none skipped or
+deselected, unless the task allows skips), a canary test that must fail did fail, and pytest
+exited 0. Nothing the agent or a macro said counts.
+
+An agent can break the code under test (a failing test, an import error, a process that ends
+before pytest returns): that is a failed run. A verifier that hangs, finds no tests or cannot
+start is an infrastructure error, kept apart from agent failures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.isolated_pytest import CANARY_PREFIX
+from ..core.pytest_process import PytestRun, run_pytest
+from ..core.sandbox import NO_SANDBOX, Sandbox
+from ..core.tasks import Task
+from ..core.workspace import Workspace, overlay, read_tree
+
+VERIFIER_DIR = "_granularity_verifier"
+AGENT_FAILURE_CODES = (1, 2)
+INTERNAL_ERROR = 3
+NAMED = 3
+CANARY_TEMPLATE = """def {name}():
+    assert False, "the canary fails in every honest run"
+"""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    accepted: bool
+    output: str
+    infrastructure_error: str | None = None
+
+
+def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> Verdict:
+    folder = workspace.root / VERIFIER_DIR
+    _clear(folder)
+    overlay(folder, task.verifier_tests)
+    canary = canary_name(task)
+    (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
+    try:
+        run = run_pytest(
+            workspace.root,
+            ["--noconftest", "--import-mode=importlib", "-rfE", VERIFIER_DIR],
+            task.verifier_timeout,
+            isolated=True,
+            sandbox=sandbox,
+        )
+    finally:
+        _clear(folder)
+    if run.timed_out:
+        return Verdict(False, run.tail(), f"verifier timed out after {task.verifier_timeout:g}s")
+    return judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips)
+
+
+def canary_name(task: Task) -> str:
+    """A name the agent cannot know in advance (it hashes the hidden verifier), the same every run."""
+    digest = hashlib.blake2b(digest_size=6)
+    for rel, data in sorted(read_tree(task.verifier_tests).items()):
+        digest.update(rel.encode() + b"\0" + data)
+    return CANARY_PREFIX + digest.hexdigest()
+
+
+def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
+    """The verdict from the run's own record; the reason for a rejection heads the output."""
+    results = run.results
+    if results is not None and "exited" in results:
+        return _exited(run, results["exited"])
+    if results is None:
+        if run.exit_code is not None and run.exit_code < 0:
+            return Verdict(False, run.tail(), f"verifier was killed by signal {-run.exit_code}")
+        return _stopped_by_workspace(run)
+    status = results["exitstatus"]
+    if status == INTERNAL_ERROR and results["internal_error"] == "workspace":
+        return _rejected(run, "pytest crashed in code from the workspace (internal error)")
+    if status not in (0, *AGENT_FAILURE_CODES):
+        return Verdict(False, run.tail(), f"verifier could not run (pytest exit code {status})")
+    tests = {node: outcome for node, outcome in results["outcomes"].items() if node != canary}
+    if not (tests or results["errors"]):
+        return Verdict(False, run.tail(), "the verifier collected no tests")
+    problem = _problem(results, tests, results["canaries"].get(canary), allow_skips)
+    if problem is None and (status != 0 or run.exit_code != 0):
+        problem = f"pytest exited {run.exit_code} (its own status {status})"
+    return _rejected(run, problem) if problem else Verdict(True, run.tail())
+
+
+def _exited(run: PytestRun, exited: dict[str, Any]) -> Verdict:
+    """A process ended by ``os._exit``: the task's fault when a verifier file called it, else the workspace's."""
+    if str(exited.get("file", "")).startswith(VERIFIER_DIR + "/"):
+        return Verdict(
+            False,
+            run.tail(),
+            f"the verifier's own test {exited.get('test')} ended the process (os._exit): the task's verifier is broken",
+        )
+    return _stopped_by_workspace(run)
+
+
+def _stopped_by_workspace(run: PytestRun) -> Verdict:
+    return _rejected(
+        run,
+        f"pytest ended (exit code {run.exit_code}) without recording its results: code in the workspace stopped it",
+    )
+
+
+def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None, allow_skips: bool) -> str | None:
+    if results["errors"]:
+        return f"{len(results['errors'])} verifier test files could not be collected: {', '.join(results['errors'])}"
+    if canary != "failed":
+        return (
+            f"the canary test that must fail ended {canary or 'not run'}: code in the workspace interfered with pytest"
+        )
+    if results["deselected"]:
+        return f"{results['deselected']} verifier tests were deselected"
+    unreported = set(results["collected"]) - set(results["outcomes"])
+    if unreported:
+        return f"{len(unreported)} collected verifier tests never reported an outcome"
+    if allow_skips and all(outcome == "skipped" for outcome in tests.values()):
+        return f"no verifier test ran: all {len(tests)} skipped (allow_skips lets some skip, not all)"
+    allowed = ("passed", "skipped") if allow_skips else ("passed",)
+    bad = sorted(node for node, outcome in tests.items() if outcome not in allowed)
+    if bad:
+        named = ", ".join(f"{n} ({tests[n]})" for n in bad[:NAMED])
+        return f"{len(bad)} of {len(tests)} verifier tests did not pass: {named}{' ...' if len(bad) > NAMED else ''}"
+    return None
+
+
+def _rejected(run: PytestRun, reason: str) -> Verdict:
+    return Verdict(False, f"[verifier] {reason}\n{run.tail()}")
+
+
+def _clear(folder: Path) -> None:
+    """Remove the verifier folder; an agent-made symlink of that name is unlinked, never followed."""
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
