@@ -14,16 +14,16 @@ recording session).
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from pytest_granularity.report.render import without_timings
+
 REPO = Path(__file__).resolve().parent.parent
 FOLDER = REPO / ".granularity" / "local-model"
-LATENCY = re.compile(r'"(seconds|mean_seconds|p95_seconds)": [0-9.e-]+')
 
 
 def main() -> int:
@@ -62,7 +62,7 @@ def main() -> int:
         replayed = report.read_text()
     if args.update:
         print(f"local model replay: wrote the baseline ({wall:.0f} s)")
-    if LATENCY.sub("", replayed) != LATENCY.sub("", recorded.read_text()):
+    if without_timings(replayed) != without_timings(recorded.read_text()):
         print(f"local model replay: the summaries differ from {recorded.relative_to(REPO)}", file=sys.stderr)
         return 1
     print(f"local model replay: gate passed, summaries identical to the recorded ones ({wall:.0f} s)")

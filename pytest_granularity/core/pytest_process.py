@@ -28,10 +28,28 @@ from typing import Any
 
 from .interrupts import kill_group, tracked_folder, tracked_process
 from .sandbox import NO_SANDBOX, Sandbox
+from .test_timer import ENV as TIMER_ENV
+
+TIMER_PLUGIN = "pytest_granularity.core.test_timer"
 
 OUTPUT_TAIL_LINES = 40
 MEMO_SIZE = 1024
 _MEMO: OrderedDict[str, PytestRun] = OrderedDict()
+
+
+@dataclass
+class TestTime:
+    """Seconds pytest spent in test calls, over every pytest run this process started (memo hits cost none).
+
+    A process-wide sum, read before and after a run (``Run`` records the difference): a worker
+    runs one benchmark run at a time, and a macro's tests run in this process too.
+    """
+
+    __test__ = False  # not a test class, whatever pytest thinks of the name
+    total: float = 0.0
+
+
+test_time = TestTime()
 
 
 @dataclass(frozen=True)
@@ -89,7 +107,7 @@ def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sa
 
 
 def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> PytestRun:
-    options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", *args]
+    options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", TIMER_PLUGIN, *args]
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         env = dict(
             os.environ,
@@ -99,6 +117,7 @@ def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox
             PYTEST_DEBUG_TEMPROOT=scratch,
             TMPDIR=scratch,
         )
+        env[TIMER_ENV] = str(Path(scratch) / "granularity-test-times")
         for name in _UNSTABLE_ENV:
             env.pop(name, None)
         results, nonce = Path(scratch) / "granularity-results.json", secrets.token_hex(16)
@@ -111,9 +130,18 @@ def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox
         timed_out = exit_code is None
         text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
         recorded = _read_results(results, nonce) if isolated and not timed_out else None
+        test_time.total += _test_seconds(Path(env[TIMER_ENV]))
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
     return PytestRun(exit_code, text, timed_out, recorded)
+
+
+def _test_seconds(path: Path) -> float:
+    """What the run's ``test_timer`` wrote; nothing when pytest never got to its end."""
+    try:
+        return max(0.0, float(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return 0.0
 
 
 def run_process(

@@ -101,6 +101,9 @@ class RunResult:
     cost: float | None = None
     notes: list[str] = field(default_factory=list)
     model_calls: list[dict[str, Any]] = field(default_factory=list)
+    phases: dict[str, float] = field(default_factory=dict, compare=False)
+    """Seconds of wall time by phase, and pytest's own test time (``core.phases``). Varies run to run,
+    like a macro call's latency, so two records of the same run compare equal without it."""
 
     @classmethod
     def infrastructure_error(

@@ -21,6 +21,7 @@ MAX_SEARCH_HITS = 50
 MAX_LIST_FILES = 400
 DEFAULT_TEST_TIMEOUT = 120.0
 FINISH = "finish"
+RUN_TESTS = "run_tests"
 
 
 class ToolError(Exception):
@@ -199,7 +200,7 @@ MICRO_TOOLS: dict[str, Tool] = {
         ),
         Tool("delete_file", "Delete a file.", _obj(["path"], path=PATH), _delete_file),
         Tool(
-            "run_tests",
+            RUN_TESTS,
             "Run pytest in the workspace (the task's tests by default, or the given paths).",
             _obj([], paths={"type": "array", "items": {"type": "string"}}),
             _run_tests,

@@ -28,12 +28,15 @@ from math import comb
 from statistics import fmean, median, stdev
 
 from ..core.failures import FAULTS, NO_FAULT
+from ..core.phases import PHASES, TESTS
 from ..core.result import ERROR, UNVERIFIED, MacroLogEntry, RunResult
 
 POLICY_ORDER = ("micro", "macro", "hybrid", "heuristic", "learned")
 FIXED = ("micro", "macro", "hybrid")
 FAULT_ORDER = (NO_FAULT, *FAULTS)
 ALL_FAMILIES = "all"
+ALL_POLICIES = "all"
+"""The row of a phase table that sums every policy."""
 RESAMPLES = 2000
 CONFIDENCE = 0.95
 
@@ -370,3 +373,44 @@ def macro_audit(results: Iterable[RunResult]) -> list[MacroAudit]:
 def _percentile(ordered: Sequence[float], q: float) -> float:
     """Nearest-rank percentile of sorted values."""
     return ordered[max(0, min(len(ordered) - 1, -(-int(q * 100) * len(ordered) // 100) - 1))]
+
+
+@dataclass(frozen=True)
+class PhaseTotal:
+    """Where a policy's runs spent their wall time, summed over its runs (``core.phases``)."""
+
+    policy: str
+    runs: int
+    seconds: float
+    """The runs' wall time: the sum of their phases."""
+    phases: dict[str, float]
+    tests: float
+    """pytest's own test-call time within those seconds: the floor no harness can go under."""
+
+
+def phase_totals(results: Iterable[RunResult]) -> list[PhaseTotal]:
+    """Totals per policy, then over every policy; runs without a timing (an error before the run) count none."""
+    timed = [r for r in results if r.phases]
+    by_policy: dict[str, list[RunResult]] = defaultdict(list)
+    for r in timed:
+        by_policy[r.policy].append(r)
+    groups = [(p, by_policy[p]) for p in sorted(by_policy, key=_policy_rank)]
+    if len(groups) > 1:
+        groups.append((ALL_POLICIES, timed))
+    return [_phase_total(policy, runs) for policy, runs in groups]
+
+
+def _phase_total(policy: str, runs: list[RunResult]) -> PhaseTotal:
+    phases = {name: round(sum(r.phases.get(name, 0.0) for r in runs), 4) for name in PHASES}
+    tests = round(sum(r.phases.get(TESTS, 0.0) for r in runs), 4)
+    return PhaseTotal(policy, len(runs), round(sum(phases.values()), 4), phases, tests)
+
+
+def slowest_runs(results: Iterable[RunResult], count: int = 10) -> list[RunResult]:
+    """The runs that took longest, by wall time (ties in run order)."""
+    timed = sorted((r for r in results if r.phases), key=lambda r: r.run_key)
+    return sorted(timed, key=lambda r: -wall_seconds(r))[:count]
+
+
+def wall_seconds(result: RunResult) -> float:
+    return sum(result.phases.get(name, 0.0) for name in PHASES)

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import __version__
 from ..core.result import ERROR, FAILED, PASSED, RunResult
-from ..gate.metrics import EpochSummary, Summary, epoch_summaries, paired_differences, summarize
+from ..gate.metrics import EpochSummary, Summary, epoch_summaries, paired_differences, phase_totals, summarize
 from .plot import write_plot
-from .render import PAIR_HEADERS, SUMMARY_HEADERS, pair_rows, summary_rows
+from .render import PAIR_HEADERS, PHASE_HEADERS, SUMMARY_HEADERS, pair_rows, phase_rows, summary_rows
 
 if TYPE_CHECKING:
     import jinja2
@@ -151,6 +151,8 @@ def render_html(results: Sequence[RunResult], title: str = TITLE) -> str:
         summary_rows=summary_rows(summaries),
         pair_headers=PAIR_HEADERS,
         pair_rows=pair_rows(paired_differences(ordered)),
+        phase_headers=PHASE_HEADERS,
+        phase_rows=phase_rows(phase_totals(ordered)),
         plot_png=plot_png,
         plot_text=plot_text,
         filter_fields=FILTER_FIELDS,

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import __version__
 from ..core.audit import audit_records, is_audit_log
+from ..core.phases import PHASES, TESTS
 from ..core.result import PROVIDER, RunResult
 from ..core.schemas import DefinitionError, check, first_error, packaged_schema, parse_json, read_json, read_text
 from ..gate.metrics import (
@@ -26,11 +27,15 @@ from ..gate.metrics import (
     EpochSummary,
     MacroAudit,
     PairedDifference,
+    PhaseTotal,
     Summary,
     epoch_summaries,
     macro_audit,
     paired_differences,
+    phase_totals,
+    slowest_runs,
     summarize,
+    wall_seconds,
 )
 from .model_summary import HEADERS as MODEL_HEADERS
 from .model_summary import fingerprints, model_runs
@@ -74,6 +79,8 @@ EPOCH_HEADERS = (
     "sd within task",
 )
 TASK_HEADERS = ("task", "policy", "fault", "successes", "tokens mean", "sd")
+PHASE_HEADERS = ("policy", "runs", "wall s", *PHASES, "tests s", "x tests")
+SLOW_HEADERS = ("task", "policy", "fault", "wall s", "slowest phase", "tests s")
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -186,6 +193,33 @@ def task_rows(summaries: Sequence[EpochSummary], results: Sequence[RunResult]) -
     return rows
 
 
+def phase_rows(totals: Sequence[PhaseTotal]) -> list[tuple[str, ...]]:
+    """Seconds per phase; ``x tests`` is the wall time over pytest's own test time (1.0 would be no overhead)."""
+    return [
+        (
+            t.policy,
+            str(t.runs),
+            f"{t.seconds:.1f}",
+            *(f"{t.phases[name]:.1f}" for name in PHASES),
+            f"{t.tests:.1f}",
+            f"{t.seconds / t.tests:.1f}" if t.tests else "-",
+        )
+        for t in totals
+    ]
+
+
+def slow_rows(results: Sequence[RunResult]) -> list[tuple[str, ...]]:
+    return [
+        (r.task, r.policy, r.fault, f"{wall_seconds(r):.2f}", _slowest_phase(r), f"{r.phases[TESTS]:.2f}")
+        for r in results
+    ]
+
+
+def _slowest_phase(result: RunResult) -> str:
+    phase = max(PHASES, key=lambda name: result.phases.get(name, 0.0))
+    return f"{phase} {result.phases[phase]:.2f}"
+
+
 def render(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
     """An aligned plain-text table, or a markdown one."""
     if markdown:
@@ -242,7 +276,15 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
         parts.append(
             "paired differences (same tasks, same fault):\n" + render(PAIR_HEADERS, pair_rows(pairs), markdown)
         )
+    totals = phase_totals(results)
+    if totals:
+        parts.append(
+            "where the time went (seconds summed over runs):\n" + render(PHASE_HEADERS, phase_rows(totals), markdown)
+        )
     if verbose:
+        slow = slowest_runs(results)
+        if slow:
+            parts.append("slowest runs:\n" + render(SLOW_HEADERS, slow_rows(slow), markdown))
         by_family = [s for s in summaries if s.family != ALL_FAMILIES]
         parts.append("by family:\n" + render(SUMMARY_HEADERS, summary_rows(by_family), markdown))
         audits = macro_audit(results)
@@ -265,6 +307,9 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
         "paired_differences": [asdict(p) for p in paired_differences(ordered)],
         "macro_audit": [asdict(a) for a in macro_audit(ordered)],
     }
+    totals = phase_totals(ordered)
+    if totals:
+        summary["phases"] = [asdict(t) for t in totals]
     if any(r.model_calls for r in ordered):
         summary["model_runs"] = [asdict(m) for m in model_runs(ordered)]
         summary["model_servers"] = fingerprints(ordered)
@@ -276,6 +321,24 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
     records = path.with_suffix(".jsonl")
     records.write_text("".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in ordered))
     return path, records
+
+
+TIMINGS = frozenset({"seconds", "mean_seconds", "p95_seconds", "phases"})
+"""The fields that hold measured time: the only ones that differ between two runs of the same session."""
+
+
+def without_timings(text: str) -> str:
+    """A report's text (``out.json``, or ``out.jsonl`` line by line) less every measured time, for comparing runs."""
+    lines = [text] if text.lstrip().startswith("{\n") else text.splitlines()
+    return "\n".join(json.dumps(_untimed(json.loads(line)), sort_keys=True) for line in lines if line.strip())
+
+
+def _untimed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
 
 
 def read_records(path: Path) -> list[RunResult]:

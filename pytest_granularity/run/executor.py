@@ -32,10 +32,11 @@ from typing import Any, ClassVar
 
 from ..agents import Agent, ContextLengthExceeded, InfrastructureError, as_reply
 from ..core.failures import PRECONDITION_MISMATCH, PROTOCOL_FAILURE
+from ..core.phases import PhaseClock
 from ..core.result import MacroLogEntry
 from ..core.schemas import first_error
 from ..core.tasks import Task
-from ..core.tools import FINISH, MICRO_TOOLS, ToolContext, call_tool
+from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, ToolContext, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
 from ..macros import MacroContext, MacroOutcome, MacroRegistry, invoke
@@ -220,6 +221,8 @@ class Execution:
     diff: str = ""
     verdict: Verdict | None = None
     """The verifier's verdict, when the run ended in the verify state and had a verifier."""
+    clock: PhaseClock = field(default_factory=PhaseClock)
+    """Where the run's time went, by phase (the runner adds set-up and clean-up)."""
 
     @property
     def stop_reason(self) -> str:
@@ -250,9 +253,10 @@ def execute(
     limits: Limits,
     fault: FaultPoint = no_faults,
     verifier: Verifier | None = None,
+    clock: PhaseClock | None = None,
 ) -> Execution:
     """Drive ``agent`` through one run to its end."""
-    run = Run.start(task, policy, ctx, macros, limits, fault, verifier)
+    run = Run.start(task, policy, ctx, macros, limits, fault, verifier, clock)
     while not run.ended:
         run.advance(agent)
     return run.execution
@@ -285,15 +289,18 @@ class Run:
         limits: Limits,
         fault: FaultPoint = no_faults,
         verifier: Verifier | None = None,
+        clock: PhaseClock | None = None,
     ) -> Run:
         """Route the task and set the tool list of the mode it starts in."""
-        machine = Machine()
-        mode = policy.route(task, ctx.workspace)
+        machine, clock = Machine(), clock or PhaseClock()
+        with clock.timing("routing"):
+            mode = policy.route(task, ctx.workspace)
+            offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
         machine.fire(mode)
-        offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
         tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(offered), MICRO_TOOLS[FINISH].schema()]
         transcript = Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools)
-        execution = Execution(transcript, mode, transitions=machine.log, offered=tuple(m.name for m in offered))
+        offered_names = tuple(m.name for m in offered)
+        execution = Execution(transcript, mode, transitions=machine.log, offered=offered_names, clock=clock)
         return cls(execution, machine, policy, ctx, macros, limits, fault, verifier)
 
     @property
@@ -328,15 +335,18 @@ class Run:
             self.machine.fire(ending.event, ending.event_detail)
         execution = self.execution
         execution.ending = ending
-        execution.changes = self.ctx.workspace.changes()
-        execution.diff = self.ctx.workspace.diff()
+        with execution.clock.timing("changes"):
+            execution.changes = self.ctx.workspace.changes()
+            execution.diff = self.ctx.workspace.diff()
         if self.machine.state is State.VERIFY and self.verifier is not None:
-            execution.verdict = self.verifier()
+            with execution.clock.timing("verifier"):
+                execution.verdict = self.verifier()
 
     def _ask(self, agent: Agent) -> Reply:
         transcript = self.transcript
         try:
-            return as_reply(agent.next_call(transcript.messages, transcript.tools))
+            with self.execution.clock.timing("agent"):
+                return as_reply(agent.next_call(transcript.messages, transcript.tools))
         except ContextLengthExceeded as exc:
             raise ContextLengthExhausted(str(exc)) from exc
         except InfrastructureError as exc:
@@ -385,7 +395,9 @@ class Run:
         if self.machine.state is State.MACRO and call.name in self.macros:
             self._macro_step(call)
             return
-        self.transcript.add_observation(call.id, _micro_step(call, self.machine.state, self.ctx))
+        with self.execution.clock.timing(RUN_TESTS if call.name == RUN_TESTS else "tools"):
+            observation = _micro_step(call, self.machine.state, self.ctx)
+        self.transcript.add_observation(call.id, observation)
 
     def _call_macro(self, name: str, args: dict[str, Any]) -> MacroOutcome:
         macros, ctx = self.macros, self.ctx
@@ -393,11 +405,12 @@ class Run:
         assert macro is not None
         self.execution.macro_calls += 1
         dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
-        outcome = invoke(
-            macro,
-            MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox),
-            self.fault,
-        )
+        with self.execution.clock.timing("macros"):
+            outcome = invoke(
+                macro,
+                MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox),
+                self.fault,
+            )
         macros.record(name, outcome.failure_class, outcome.injected)
         self.execution.violations.extend(outcome.violations)
         self.execution.macro_log.append(MacroLogEntry(name, outcome.failure_class, round(outcome.seconds, 4)))

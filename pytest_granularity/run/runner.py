@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 
 from ..agents import AgentFactory, setup_for
+from ..core.phases import PhaseClock
+from ..core.pytest_process import test_time
 from ..core.result import ERROR, FAILED, LOCAL, PASSED, PROVIDER, RunResult
 from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.tasks import Task
@@ -62,36 +64,45 @@ def run_task(
 def _run(
     task: Task, policy: Policy, fault: str, settings: RunSettings, fault_point: FaultPoint, seed: int
 ) -> RunResult:
+    clock, tests_before = PhaseClock(), test_time.total
     try:
-        workspace = Workspace.for_task(task, settings.workspace_parent)
+        with clock.timing("setup"):
+            workspace = Workspace.for_task(task, settings.workspace_parent)
     except WorkspaceError as exc:
         return _error(task, policy, fault, STOP_INFRASTRUCTURE, str(exc))
-    with workspace:
-        try:
-            agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
-        except Exception as exc:
-            return _error(
-                task, policy, fault, STOP_AGENT_EXCEPTION, f"the agent could not be built: {type(exc).__name__}: {exc}"
-            )
-        ctx = ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox)
-        limits = Limits(
-            settings.max_steps or task.max_steps,
-            settings.retrieval_k,
-            settings.max_tokens,
-            settings.token_source == PROVIDER,
-        )
+    try:
+        with clock.timing("setup"):
+            try:
+                agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
+            except Exception as exc:
+                problem = f"the agent could not be built: {type(exc).__name__}: {exc}"
+                return _error(task, policy, fault, STOP_AGENT_EXCEPTION, problem)
         execution = execute(
             task,
             policy,
             agent,
-            ctx,
+            ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox),
             settings.macros,
-            limits,
+            _limits(task, settings),
             fault_point,
             partial(verify, task, workspace, settings.sandbox),
+            clock,
         )
+    finally:
+        with clock.timing("cleanup"):
+            workspace.remove()
     outcome, output, error = judged(execution)
-    return run_record(task, policy, fault, execution, outcome, output, error, settings.token_source)
+    record = run_record(task, policy, fault, execution, outcome, output, error, settings.token_source)
+    return dataclasses.replace(record, phases=clock.record(tests=test_time.total - tests_before))
+
+
+def _limits(task: Task, settings: RunSettings) -> Limits:
+    return Limits(
+        settings.max_steps or task.max_steps,
+        settings.retrieval_k,
+        settings.max_tokens,
+        settings.token_source == PROVIDER,
+    )
 
 
 def judged(execution: Execution) -> tuple[str, str, str | None]:
