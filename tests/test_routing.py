@@ -5,6 +5,7 @@ import random
 import struct
 
 import pytest
+from conftest import REPO
 
 from pytest_granularity.routing.features import Features
 from pytest_granularity.routing.routers import Router, RouterError, Tree, heuristic_mode, recovery_vector
@@ -66,3 +67,24 @@ def test_tree_walk_reports_its_path():
     label, path = tree.walk((1.0,))
     assert label == "macro" and path[0] == "x = 1 <= 1.5" and path[-1].startswith("leaf 1: macro")
     assert tree.predict((2.0,)) == "micro"
+
+
+def test_the_learned_policy_computes_a_tasks_features_once_per_initial_tree(fix_add, monkeypatch):
+    from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.macros import MacroRegistry
+    from pytest_granularity.routing import routers
+
+    computed = []
+    real = routers.features_of
+    monkeypatch.setattr(routers, "features_of", lambda *args: computed.append(args[0].id) or real(*args))
+    policy = routers.learned_policy(Router.load(REPO / "router.json"), MacroRegistry.load())
+    modes = set()
+    for _ in range(3):
+        with Workspace.for_task(fix_add) as workspace:
+            modes.add(policy.route(fix_add, workspace))
+    assert computed == [fix_add.id] and len(modes) == 1
+    with Workspace.for_task(fix_add) as workspace:
+        (workspace.root / "extra.py").write_text("x = 1\n")
+        workspace.initial = workspace.files()
+        policy.route(fix_add, workspace)
+    assert computed == [fix_add.id, fix_add.id], "another initial tree is other evidence"

@@ -96,14 +96,10 @@ def run_pytest(
 
 
 def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> str:
-    from .workspace import read_tree
+    from .workspace import read_tree, tree_digest
 
-    digest = hashlib.blake2b(
-        repr((sys.executable, list(args), timeout, isolated, sandbox.mode)).encode(), digest_size=20
-    )
-    for rel, data in sorted(read_tree(cwd).items()):
-        digest.update(rel.encode() + b"\0" + hashlib.blake2b(data, digest_size=20).digest())
-    return digest.hexdigest()
+    settings = repr((sys.executable, list(args), timeout, isolated, sandbox.mode, tree_digest(read_tree(cwd))))
+    return hashlib.blake2b(settings.encode(), digest_size=20).hexdigest()
 
 
 def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> PytestRun:

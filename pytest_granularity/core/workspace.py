@@ -8,6 +8,7 @@ compared byte for byte (never timestamps, which ``copytree`` preserves).
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import shutil
 import tempfile
@@ -113,6 +114,14 @@ def read_tree(root: Path) -> dict[str, bytes]:
     }
 
 
+def tree_digest(files: Mapping[str, bytes]) -> str:
+    """A digest of a tree's paths and contents: equal for byte-identical trees, whatever their order."""
+    digest = hashlib.blake2b(digest_size=20)
+    for rel, data in sorted(files.items()):
+        digest.update(rel.encode() + b"\0" + hashlib.blake2b(data, digest_size=20).digest())
+    return digest.hexdigest()
+
+
 def write_tree(root: Path, files: Mapping[str, bytes]) -> None:
     for rel, data in files.items():
         target = root / rel
@@ -180,10 +189,13 @@ class Workspace:
         return compare(self.initial, self.files())
 
     def diff(self) -> str:
+        return self.changes_and_diff()[1]
+
+    def changes_and_diff(self) -> tuple[Changes, str]:
+        """What changed and its unified diff, from one read of the workspace (a run's end needs both)."""
         current = self.files()
-        return "".join(
-            render_diff(p, self.initial.get(p), current.get(p)) for p in compare(self.initial, current).paths
-        )
+        changes = compare(self.initial, current)
+        return changes, "".join(render_diff(p, self.initial.get(p), current.get(p)) for p in changes.paths)
 
     def apply(self, files: Mapping[str, bytes], delete: Iterable[str] = ()) -> None:
         """Lay ``files`` over the workspace and delete ``delete``: how a reference solution is applied."""

@@ -18,7 +18,7 @@ from typing import Any
 from ..core.failures import FAILURE_CLASSES
 from ..core.schemas import DefinitionError, read_json
 from ..core.tasks import Task
-from ..core.workspace import Workspace
+from ..core.workspace import Workspace, tree_digest
 from ..macros import MacroRegistry
 from ..run.policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
 from .features import Features, compute
@@ -146,7 +146,24 @@ def heuristic_policy() -> Policy:
 
 
 def learned_policy(router: Router, macros: MacroRegistry) -> Policy:
-    return Policy("learned", lambda task, ws: router.mode_of(features_of(task, ws, macros)), router.recover)
+    features = FeatureMemo(macros)
+    return Policy("learned", lambda task, ws: router.mode_of(features(task, ws)), router.recover)
+
+
+class FeatureMemo:
+    """``features_of`` once per task and initial workspace: every run of a task (each fault, each
+    epoch) routes on the same pre-execution evidence, and the applicability checks behind it run
+    macro code in a process of their own, a tenth of a second a task."""
+
+    def __init__(self, macros: MacroRegistry) -> None:
+        self.macros = macros
+        self.known: dict[tuple[Path, str], Features] = {}
+
+    def __call__(self, task: Task, workspace: Workspace) -> Features:
+        key = (task.path, tree_digest(workspace.initial))
+        if key not in self.known:
+            self.known[key] = features_of(task, workspace, self.macros)
+        return self.known[key]
 
 
 def policy_named(name: str, router_path: Path, macros: MacroRegistry) -> Policy:

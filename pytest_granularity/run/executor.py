@@ -336,8 +336,7 @@ class Run:
         execution = self.execution
         execution.ending = ending
         with execution.clock.timing("changes"):
-            execution.changes = self.ctx.workspace.changes()
-            execution.diff = self.ctx.workspace.diff()
+            execution.changes, execution.diff = self.ctx.workspace.changes_and_diff()
         if self.machine.state is State.VERIFY and self.verifier is not None:
             with execution.clock.timing("verifier"):
                 execution.verdict = self.verifier()
