@@ -174,7 +174,7 @@ def test_a_run_gives_the_same_result_sandboxed(fix_add, policy, fault):
         for sandbox in (NO_SANDBOX, BWRAP)
     ]
     for result in results:
-        result.pop("macro_log")
+        result.pop("macro_log"), result.pop("phases")
     assert results[0] == results[1]
     assert results[0]["outcome"] == "passed"
 
@@ -220,3 +220,44 @@ def test_the_report_says_runs_are_sandboxed(project):
     result = project.runpytest("tasks", "--granularity=micro", "--granularity-sandbox=bwrap")
     result.assert_outcomes(passed=1)
     assert result.stdout.str().count("sandbox: bwrap (read-only root") == 1
+
+
+@needs_bwrap
+def test_calls_in_one_folder_share_a_server_but_never_state(tmp_path):
+    from pytest_granularity.macros import sandboxed
+
+    macro = load_macro(
+        hostile_macro(tmp_path, "global LEAK\nassert 'LEAK' not in globals(), 'a call saw an earlier one'\nLEAK = 1\n")
+    )
+    ws_root = tmp_path / "ws"
+    ws_root.mkdir()
+    servers, outcomes = [], []
+    for _ in range(3):
+        (ws_root / "a.py").write_text("x = 1\n")
+        ctx = MacroContext(Workspace(ws_root), {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}, sandbox=BWRAP)
+        outcomes.append(invoke(macro, ctx))
+        servers.append(sandboxed._servers[0].process.pid)
+    assert all(o.ok for o in outcomes), [o.reason for o in outcomes]
+    assert len(set(servers)) == 1, "one server for the folder, a forked child per call"
+
+
+@needs_bwrap
+def test_a_call_past_its_timeout_takes_the_server_with_it_and_the_next_call_starts_another(tmp_path):
+    from pytest_granularity.macros import sandboxed
+
+    folder = hostile_macro(tmp_path, "if (ctx.root / 'slow').exists():\n    import time; time.sleep(60)\n")
+    contract = folder / "contract.yaml"
+    contract.write_text(contract.read_text().replace("timeout_seconds: ", "timeout_seconds: 1 #"))
+    macro = load_macro(folder)
+    ws_root = tmp_path / "ws"
+    ws_root.mkdir()
+    (ws_root / "a.py").write_text("x = 1\n")
+    (ws_root / "slow").write_text("")
+    args = {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}
+    slow = invoke(macro, MacroContext(Workspace(ws_root), args, sandbox=BWRAP))
+    first = sandboxed._servers[0]
+    assert slow.timed_out and not first.alive
+    (ws_root / "slow").unlink()
+    fine = invoke(macro, MacroContext(Workspace(ws_root), args, sandbox=BWRAP))
+    assert fine.ok, fine.reason
+    assert sandboxed._servers[0] is not first and sandboxed._servers[0].alive

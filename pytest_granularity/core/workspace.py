@@ -7,6 +7,7 @@ compared byte for byte (never timestamps, which ``copytree`` preserves).
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import hashlib
 import os
@@ -132,23 +133,27 @@ def write_tree(root: Path, files: Mapping[str, bytes]) -> None:
 class Workspace:
     """A temporary copy of a task's fixture (plus its setup overlay) that one run may change."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, reused: bool = False) -> None:
         self.root = root
+        self.reused = reused
+        """The folder outlives the run (``for_task(reuse=True)``): removing the workspace empties it."""
         self.initial: dict[str, bytes] = read_tree(root)
 
     @classmethod
-    def for_task(cls, task: Task, parent: Path | None = None) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix=f"granularity-{task.id}-", dir=parent)).resolve()
+    def for_task(cls, task: Task, parent: Path | None = None, reuse: bool = False) -> Workspace:
+        """A fresh copy of the task's files; with ``reuse``, in the one folder this process keeps under
+        ``parent`` for its runs, so what is bound to a folder (the sandboxed macro server) serves them all."""
+        root = _kept_folder(parent) if reuse else Path(tempfile.mkdtemp(prefix=f"granularity-{task.id}-", dir=parent))
+        root = root.resolve()
         track_folder(root)
         try:
             _materialise_fixture(task, root)
             if task.setup is not None:
                 overlay(root, task.setup)
         except BaseException:
-            shutil.rmtree(root, ignore_errors=True)
-            untrack_folder(root)
+            _discard(root, keep=reuse)
             raise
-        return cls(root)
+        return cls(root, reuse)
 
     def __enter__(self) -> Workspace:
         return self
@@ -159,8 +164,7 @@ class Workspace:
         self.remove()
 
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
-        untrack_folder(self.root)
+        _discard(self.root, keep=self.reused)
 
     def resolve(self, rel: str) -> Path:
         """The absolute path of ``rel``, refusing anything that would leave the workspace."""
@@ -250,6 +254,39 @@ def solution_files(task: Task) -> dict[str, bytes]:
 
 def _ignore_caches(directory: str, names: list[str]) -> set[str]:
     return {n for n in names if n in IGNORED_DIRS or n.endswith(IGNORED_SUFFIXES)}
+
+
+def _discard(root: Path, keep: bool) -> None:
+    """Remove a workspace's folder, or with ``keep`` all that is in it."""
+    if keep:
+        empty_folder(root)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    untrack_folder(root)
+
+
+def empty_folder(root: Path) -> None:
+    """Remove everything in ``root`` but ``root`` itself (a folder something else is bound to)."""
+    for entry in list(root.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+_kept: dict[Path | None, Path] = {}
+
+
+def _kept_folder(parent: Path | None) -> Path:
+    """The folder this process gives each of its runs in turn (empty between them), removed when it exits."""
+    if parent not in _kept:
+        home = Path(tempfile.mkdtemp(prefix="granularity-runs-", dir=parent))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        (home / "workspace").mkdir()
+        _kept[parent] = home / "workspace"
+    if any(_kept[parent].iterdir()):
+        raise WorkspaceError(f"{_kept[parent]}: the folder kept for this process's runs is still in use")
+    return _kept[parent]
 
 
 def _materialise_fixture(task: Task, root: Path) -> None:

@@ -58,3 +58,7 @@ class MacroContext:
         if self.tests_runner is not None:
             return self.tests_runner(chosen)
         return run_pytest(self.root, chosen, self.test_timeout, sandbox=self.sandbox)
+
+
+Parts = dict[str, Callable[[MacroContext], Any]]
+"""A call's macro code by part (``preconditions``, ``run``, ``validate``), as one macro process runs them."""

@@ -37,7 +37,7 @@ from ..core.failures import (
 from ..core.interrupts import kill_group, track_process, untrack_process
 from ..core.schemas import first_error
 from ..core.workspace import Changes, compare
-from .context import MacroContext, MacroError
+from .context import MacroContext, MacroError, Parts
 from .contract import SIDE_EFFECT_KINDS, Macro
 from .messages import RUN_TESTS, Message, answer_with_tests, message_of, tests_over
 from .sandboxed import SandboxedMacro
@@ -204,9 +204,6 @@ class MacroProcess(Protocol):
     def ask(self, part: str, seconds: float) -> Message | None:
         """How ``part`` ended, or None past ``seconds`` (then the process has been killed)."""
         ...
-
-
-Parts = dict[str, Callable[[MacroContext], Any]]
 
 
 @contextmanager

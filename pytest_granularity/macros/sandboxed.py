@@ -1,83 +1,83 @@
-"""A macro's work in a sandboxed subprocess: the launcher, and the child it starts.
+"""A macro's work in the sandbox: a server per workspace folder, and one forked child per call.
 
-A sandbox cannot be entered by a fork of this process, so with one the macro's ``run`` goes to
-a fresh Python process inside bubblewrap, which runs ``main`` below. The call (the
-function and its context) is pickled to the child's stdin together with the macro runtime
-files it needs, which the child imports under the same names first; the function must therefore
-be importable by reference (a macro's ``run``, or a module-level function). What comes back is
-plain text over a pipe, never a pickle: the child runs untrusted code.
+A sandbox cannot be entered by a fork of this process, so with one a macro's code goes to a
+Python process inside bubblewrap. Starting one per call cost a fifth of a second (interpreter,
+the macro kit and libcst imported again), so one server process is started per workspace folder
+and kept (the runner gives every run of a process the same folder, see ``Workspace.for_task``):
+it imports the macros' runtime files as calls name them, and forks one child per call, so a
+call starts from the server's state, never from an earlier call's. The call (the functions and
+their context) is pickled to the server's stdin with the runtime files it needs; the function
+must be importable by reference (a macro's ``run``, or a module-level function). What comes back
+is plain text over a pipe, never a pickle: the child runs untrusted code.
 
 The macro's timeout starts when the child is ready to call it, so the sandbox's start-up does
-not eat into the macro's own budget, and a macro times out at the same moment as without it.
-Writes outside the workspace fail there (the root, ``/tmp`` and the home folder are read-only)
-and come back as ``outside_write`` with the path.
+not eat into the macro's own budget. A part past its timeout kills the server with the child
+(the next call starts a new one); whatever a call leaves running is killed when it ends. Writes
+outside the workspace fail there (the root, ``/tmp`` and the home folder are read-only) and come
+back as ``outside_write`` with the path; each call gets a temporary folder of its own, removed
+when it ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import io
 import json
 import os
 import pickle
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
-from contextlib import ExitStack
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.interrupts import kill_group, tracked_folder, tracked_process
+from ..core.interrupts import kill_group, track_folder, track_process, untrack_folder, untrack_process
+from ..core.workspace import empty_folder
 from .contract import MODULE_PREFIX
 from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
 
 if TYPE_CHECKING:
-    from .context import MacroContext
+    from ..core.sandbox import Sandbox
+    from .context import MacroContext, Parts
 
 READY = b"ready"
+DONE = b"done"
 START_TIMEOUT_SECONDS = 60.0
-CHILD_CODE = "from pytest_granularity.macros.sandboxed import main; main()"
+SERVER_CODE = "from pytest_granularity.macros.sandboxed import serve; serve()"
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-class SandboxedMacro:
-    """One call's macro process in the sandbox: started once, then asked for each part in turn.
+class MacroServer:
+    """The sandboxed process that forks a child per macro call, for one workspace folder."""
 
-    The parts (functions) and the context are pickled to the child's stdin; each request is then
-    a line naming a part, each answer a message over a pipe. The sandbox's start-up is waited for
-    (up to ``START_TIMEOUT_SECONDS``) before the first part's own timeout starts.
-    """
-
-    def __init__(self, parts: dict[str, Callable[[MacroContext], Any]], ctx: MacroContext) -> None:
-        self._stack = ExitStack()
-        body, modules = _pickled(parts, ctx)
+    def __init__(self, sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> None:
+        self.root, self.readable, self.mode = root, readable, sandbox.mode
+        self.scratch = Path(tempfile.mkdtemp(prefix="granularity-macro-"))
+        track_folder(self.scratch)
         reader, writer = os.pipe()
-        scratch = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="granularity-macro-")))
-        self._stack.enter_context(tracked_folder(scratch))
-        folders = [Path(source).parent for source in modules.values()]
-        command = ctx.sandbox.command(
-            [sys.executable, "-c", CHILD_CODE], writable=[ctx.root, scratch], readable=folders, private_tmp=False
+        command = sandbox.command(
+            [sys.executable, "-c", SERVER_CODE], writable=[root, self.scratch], readable=readable, private_tmp=False
         )
         path = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=path)
-        self.process = self._stack.enter_context(
-            subprocess.Popen(
-                command, cwd=ctx.root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
-            )
+        env = dict(os.environ, TMPDIR=str(self.scratch), PYTHONPATH=path)
+        self.process = subprocess.Popen(
+            command, cwd=root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
         )
-        self._stack.enter_context(tracked_process(self.process.pid))
-        self._stack.callback(kill_group, self.process.pid)
+        track_process(self.process.pid)
         os.close(writer)
         self.connection = Connection(reader)
-        self.ctx = ctx
-        self._stack.callback(self.connection.close)
-        self._send(pickle.dumps((writer, modules)) + body)
-        self.failed_start = _started(self.connection, self.process)
+        self.stopped = False
+        self.alive = self.send(pickle.dumps((writer, str(self.scratch))))
 
-    def _send(self, payload: bytes) -> bool:
-        """Write to the child; False when it died first (then ``ask`` reports how)."""
+    def fits(self, sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> bool:
+        return self.alive and self.mode == sandbox.mode and self.root == root and readable <= self.readable
+
+    def send(self, payload: bytes) -> bool:
+        """Write to the server; False when it died first."""
         assert self.process.stdin is not None
         try:
             self.process.stdin.write(payload)
@@ -86,51 +86,135 @@ class SandboxedMacro:
         except BrokenPipeError:
             return False
 
+    def stop(self) -> None:
+        if self.stopped:
+            return
+        self.alive, self.stopped = False, True
+        kill_group(self.process.pid)
+        self.process.wait()
+        untrack_process(self.process.pid)
+        self.connection.close()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        untrack_folder(self.scratch)
+
+
+KEPT_SERVERS = 2
+"""Servers kept, most recent first: the runs' one (its folder is reused, run after run) survives
+the calls in folders of their own in between (applicability checks, each in a copy of the files)."""
+_servers: list[MacroServer] = []
+
+
+def server_for(sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> MacroServer:
+    """A live server for calls in ``root``: a kept one that fits, else a new one (the oldest goes)."""
+    for server in _servers:
+        if server.fits(sandbox, root, readable):
+            _servers.remove(server)
+            _servers.insert(0, server)
+            return server
+    same_root = [s for s in _servers if s.root == root]
+    for server in same_root:  # a server for this folder that lacks a readable folder: replaced by the union
+        readable |= server.readable
+        _servers.remove(server)
+        server.stop()
+    while len(_servers) >= KEPT_SERVERS:
+        _servers.pop().stop()
+    _servers.insert(0, MacroServer(sandbox, root, readable))
+    return _servers[0]
+
+
+def stop_servers() -> None:
+    """Stop the kept server (when this process exits, or before starting another)."""
+    while _servers:
+        _servers.pop().stop()
+
+
+atexit.register(stop_servers)
+
+
+class SandboxedMacro:
+    """One call's macro process in the sandbox: a child forked by the server, asked for each part in turn.
+
+    The parts (functions) and the context go to the server's stdin as a pickle; each request is
+    then a line naming a part, each answer a message over a pipe. The server's start-up and the
+    fork are waited for (up to ``START_TIMEOUT_SECONDS``) before the first part's own timeout starts.
+    """
+
+    def __init__(self, parts: Parts, ctx: MacroContext) -> None:
+        body, modules = _pickled(parts, ctx)
+        readable = frozenset(Path(source).parent for source in modules.values())
+        self.server = server_for(ctx.sandbox, ctx.root, readable)
+        self.ctx = ctx
+        frame = pickle.dumps(modules) + body
+        sent = self.server.send(frame)
+        self.failed_start = _started(self.server) if sent else _died(self.server)
+
     def ask(self, part: str, seconds: float) -> Message | None:
         if self.failed_start is not None:
             return self.failed_start
-        if not self._send(f"{part}\n".encode()):
-            return _died(self.process)
+        if not self.server.send(f"{part}\n".encode()):
+            return _died(self.server)
         try:
             message = answer_with_tests(self._receive, self._reply, self.ctx, seconds)
         except EOFError:
-            return _died(self.process)
+            return _died(self.server)
         if message is None:
-            kill_group(self.process.pid)
+            self.server.stop()  # the child past its timeout, and the server with it
         return message
 
     def _receive(self, seconds: float) -> Message | None:
-        if not self.connection.poll(seconds):
+        if not self.server.connection.poll(seconds):
             return None
-        return _message(self.connection.recv_bytes())
+        return _message(self.server.connection.recv_bytes())
 
     def _reply(self, text: str) -> None:
-        if not self._send(f"{text}\n".encode()):
+        if not self.server.send(f"{text}\n".encode()):
             raise EOFError
 
     def __enter__(self) -> SandboxedMacro:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stack.close()
+        """End the call: the child exits at the empty line, and the server says when it is gone."""
+        server = self.server
+        if not server.alive:
+            return
+        try:
+            ended = server.send(b"\n") and _until(server.connection, DONE)
+        except EOFError:
+            ended = False
+        if not ended:
+            server.stop()
 
 
-def _started(connection: Connection, process: subprocess.Popen[bytes]) -> Message | None:
-    """None when the child said it is ready; else the error every part of the call ends with."""
+def _until(connection: Connection, marker: bytes) -> bool:
+    """Drop what a call left unread (answers past a failed part) until the server's ``marker``."""
+    while connection.poll(START_TIMEOUT_SECONDS):
+        if connection.recv_bytes() == marker:
+            return True
+    return False
+
+
+def _started(server: MacroServer) -> Message | None:
+    """None when the call's child said it is ready; else the error every part of the call ends with."""
     try:
-        if not connection.poll(START_TIMEOUT_SECONDS):
+        if not server.connection.poll(START_TIMEOUT_SECONDS):
+            server.stop()
             return "error", f"the sandboxed macro process did not start within {START_TIMEOUT_SECONDS:g}s"
-        ready = connection.recv_bytes()
+        ready = server.connection.recv_bytes()
     except EOFError:
-        return _died(process)
+        return _died(server)
     return None if ready == READY else _message(ready)
 
 
-def _died(process: subprocess.Popen[bytes]) -> Message:
-    return "error", f"the macro's process died (exit code {process.wait()})"
+def _died(server: MacroServer) -> Message:
+    code = server.process.wait()
+    server.stop()
+    return "error", f"the macro's process died (exit code {code})"
 
 
-def _pickled(parts: dict[str, Callable[[MacroContext], Any]], ctx: MacroContext) -> tuple[bytes, dict[str, str]]:
+def _pickled(parts: Parts, ctx: MacroContext) -> tuple[bytes, dict[str, str]]:
     """The call as a pickle, and the macro runtime files (module name to source) it refers to."""
     buffer = io.BytesIO()
     pickler = _RecordingPickler(buffer)
@@ -163,25 +247,68 @@ def _message(data: bytes) -> Message:
     return "error", "the macro's process sent a malformed answer"
 
 
-def main() -> None:
-    """The child: import the runtime files, read the call, say it is ready, then answer each part asked for."""
-    from ..core.sandbox import NO_SANDBOX
+def serve() -> None:
+    """The server: for each call, import its runtime files, read the call, fork a child for it, wait for the child.
+
+    The server reads the whole call itself (its buffer must hold nothing the child consumed), and
+    the runtime files it imports stay imported for later calls: only the fork is paid per call.
+    """
+    stdin = sys.stdin.buffer
+    fd, scratch = pickle.load(stdin)
+    connection = Connection(fd)
+    calls = 0
+    while True:
+        try:
+            modules = pickle.load(stdin)
+        except EOFError:
+            return  # the plugin's process is gone
+        calls += 1
+        folder = Path(scratch) / f"call-{calls}"
+        try:
+            parts, ctx = _load_call(stdin, modules)
+        except Exception as exc:
+            problem = f"the sandboxed process could not load the call: {type(exc).__name__}: {exc}"
+            connection.send_bytes(json.dumps(["error", problem]).encode())
+            _skip_requests(stdin)
+        else:
+            pid = os.fork()
+            if pid == 0:
+                _call(connection, parts, ctx, folder)
+                os._exit(0)
+            os.waitpid(pid, 0)
+            _kill_leftovers()
+            empty_folder(Path(scratch))  # the call's folder, and anything it put beside it
+        connection.send_bytes(DONE)
+
+
+def _kill_leftovers() -> None:
+    """Kill whatever the call started and left running: the sandbox has a PID namespace of its own,
+    so every process in it but the server and the sandbox's init (its parent) is the call's."""
+    keep = {os.getpid(), os.getppid(), 1}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in keep:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass  # gone already
+
+
+def _load_call(stdin: Any, modules: dict[str, str]) -> tuple[Parts, MacroContext]:
     from .contract import import_runtime
 
-    stdin = sys.stdin.buffer
-    fd, modules = pickle.load(stdin)
-    connection = Connection(fd)
-    try:
-        for name, source in modules.items():
-            import_runtime(Path(source), name)
-        parts, ctx = pickle.load(stdin)
-    except Exception as exc:
-        connection.send_bytes(
-            json.dumps(
-                ["error", f"the sandboxed process could not load the call: {type(exc).__name__}: {exc}"]
-            ).encode()
-        )
-        return
+    for name, source in modules.items():
+        import_runtime(Path(source), name)
+    parts, ctx = pickle.load(stdin)
+    return parts, ctx
+
+
+def _call(connection: Connection, parts: Parts, ctx: MacroContext, folder: Path) -> None:
+    """The child: say it is ready, then answer each part asked for until an empty line."""
+    from ..core.sandbox import NO_SANDBOX
+
+    folder.mkdir()
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = None  # tempfile caches the folder it found first
     requests = os.fdopen(os.dup(0), "rb")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the macro's code reads nothing of the requests
     connection.send_bytes(READY)
@@ -192,3 +319,9 @@ def main() -> None:
     ctx = dataclasses.replace(ctx, sandbox=NO_SANDBOX, tests_runner=runner)
     while part := requests.readline().strip().decode():
         connection.send_bytes(json.dumps(list(message_of(parts[part], ctx))).encode())
+
+
+def _skip_requests(stdin: Any) -> None:
+    """After a call that could not start, read up to its empty line, so the next call starts clean."""
+    while (line := stdin.readline()) and line.strip():
+        pass
