@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from ..core.interrupts import kill_group, tracked_process
 from ..core.schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
 CONTRACT_FILE = "contract.yaml"
@@ -25,6 +28,10 @@ SKILL_FILE = "SKILL.md"
 SIDE_EFFECT_KINDS = ("create", "modify", "delete")
 MODULE_PREFIX = "pytest_granularity_macro_"
 """Runtime files are imported under this prefix, the folder's digest and the file's name."""
+PACKAGE_FOLDER = Path(__file__).resolve().parent.parent
+"""Macros inside the package (the built-in ones) are its own code: imported like the rest of it, unprobed."""
+IMPORT_TIMEOUT_SECONDS = 60.0
+"""The bound on importing a runtime file when no contract gives one (checking the callables of a broken contract)."""
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -104,6 +111,7 @@ def load_macro(folder: Path) -> Macro:
     contract_path = folder / CONTRACT_FILE
     contract = read_yaml_mapping(contract_path)
     check(contract_path, packaged_schema("contract.schema.json"), contract)
+    seconds = None if folder.is_relative_to(PACKAGE_FOLDER) else float(contract["timeout_seconds"])
     _check_parameters(contract_path, contract["parameters"])
     if contract["name"] in contract.get("depends_on", []):
         name = contract["name"]
@@ -116,16 +124,18 @@ def load_macro(folder: Path) -> Macro:
             "name",
             f"'{skill.get('name')}' must be '{expected}' (the contract name with '-' for '_')",
         )
+
+    def resolve(field_name: str, ref: str) -> Callable[..., Any]:
+        return resolve_callable(folder, contract_path, field_name, ref, seconds)
+
     return Macro(
         folder=folder,
         contract=contract,
         skill=skill,
-        preconditions=resolve_callable(
-            folder, contract_path, "preconditions.check", contract["preconditions"]["check"]
-        ),
-        run=resolve_callable(folder, contract_path, "run", contract["run"]),
-        validate=resolve_callable(folder, contract_path, "validation.check", contract["validation"]["check"]),
-        derive=resolve_callable(folder, contract_path, "applicability.derive", contract["applicability"]["derive"])
+        preconditions=resolve("preconditions.check", contract["preconditions"]["check"]),
+        run=resolve("run", contract["run"]),
+        validate=resolve("validation.check", contract["validation"]["check"]),
+        derive=resolve("applicability.derive", contract["applicability"]["derive"])
         if "applicability" in contract
         else None,
     )
@@ -166,23 +176,35 @@ def _check_parameters(path: Path, schema: dict[str, Any]) -> None:
         )
 
 
-def resolve_callable(folder: Path, path: Path, field_name: str, ref: str) -> Callable[..., Any]:
+def resolve_callable(
+    folder: Path, path: Path, field_name: str, ref: str, seconds: float | None = IMPORT_TIMEOUT_SECONDS
+) -> Callable[..., Any]:
+    """The function ``ref`` (``module:function``) names in the macro's folder; its file is imported
+    first in a child process bounded by ``seconds`` unless None (see ``import_runtime``)."""
     module_name, function_name = ref.split(":")
     source = folder / f"{module_name}.py"
     if not source.is_file():
         raise DefinitionError(path, field_name, f"'{ref}': no file {module_name}.py in {folder}")
     digest = hashlib.sha1(str(source).encode()).hexdigest()[:12]
-    module = import_runtime(source, f"{MODULE_PREFIX}{digest}_{module_name}")
+    module = import_runtime(source, f"{MODULE_PREFIX}{digest}_{module_name}", seconds)
     function: Callable[..., Any] | None = getattr(module, function_name, None)
     if not callable(function):
         raise DefinitionError(path, field_name, f"'{ref}': {module_name}.py has no function '{function_name}'")
     return function
 
 
-def import_runtime(source: Path, name: str) -> Any:
-    """Import a macro's runtime file once per process, under a name unique to its folder."""
+def import_runtime(source: Path, name: str, seconds: float | None = None) -> Any:
+    """Import a macro's runtime file once per process, under a name unique to its folder.
+
+    A file's top-level code runs at import, in the caller's process: code that loops, sleeps,
+    exits the process or raises there would hang or end whoever loads the registry. With
+    ``seconds``, the file is therefore imported first in a forked child killed past them, and
+    only a file whose import finished there is imported here (top-level code runs twice).
+    """
     if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(source):
         return sys.modules[name]
+    if seconds is not None:
+        _import_in_child(source, name, seconds)
     spec = importlib.util.spec_from_file_location(name, source)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -191,5 +213,50 @@ def import_runtime(source: Path, name: str) -> Any:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise DefinitionError(source, "<module>", f"cannot import: {type(exc).__name__}: {exc}") from None
+        raise DefinitionError(source, "<module>", f"cannot import: {_one_line(exc)}") from None
     return module
+
+
+def _import_in_child(source: Path, name: str, seconds: float) -> None:
+    """Import ``source`` in a forked child of its own session, killed whole past ``seconds``;
+    a hang, an exit or an exception there is a DefinitionError naming the file."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(reader)
+        _report_import(source, name, Connection(writer))
+    os.close(writer)
+    died = False
+    with tracked_process(pid), Connection(reader) as receiver:
+        try:
+            problem = receiver.recv() if receiver.poll(seconds) else f"importing it did not finish within {seconds:g}s"
+        except EOFError:
+            died, problem = True, "importing it ended the process"
+        finally:
+            kill_group(pid)
+            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if problem is not None:
+        raise DefinitionError(source, "<module>", f"{problem} (exit code {code})" if died else problem)
+
+
+def _report_import(source: Path, name: str, sender: Connection) -> NoReturn:
+    """In the child: send None when ``source`` imports, else what went wrong; never return into the caller's code."""
+    try:
+        os.setsid()
+        sender.send(_import_problem(source, name))
+    finally:
+        os._exit(0)
+
+
+def _import_problem(source: Path, name: str) -> str | None:
+    try:
+        import_runtime(source, name)
+    except DefinitionError as exc:
+        return exc.message
+    except BaseException as exc:
+        return f"cannot import: {_one_line(exc)}"
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
