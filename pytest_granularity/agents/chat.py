@@ -5,7 +5,10 @@ messages answering them), the allowed tools as ``tools``, one call per turn aske
 ``parallel_tool_calls: false``, and the sampling settings that were given (nothing else, so a
 server's defaults stay its own). The reply is read leniently, since servers differ: text without
 a tool call, several calls, and arguments that are not JSON all come back as they are and the
-executor turns them into observations; only a reply with no message at all is an error.
+executor turns them into observations. A reply that is not shaped like a chat completion (no
+message, a message, content or tool call list of the wrong type, usage counts that are not whole
+numbers >= 0) is the server's fault, not the model's: an :class:`InfrastructureError` naming the
+call and the field, never an agent failure and never billed.
 
 How a request reaches the model is the ``send`` callable's business (the SDK, the record and
 replay cache, or both), so this module never imports ``openai``.
@@ -66,8 +69,12 @@ class ChatAgent:
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Reply:
         self.calls += 1
         body = request_body(self.sampling, messages, tools, self.seed)
-        response = self.send(body, f"task {self.task.id}, model call {self.calls}")
-        reply = parse_reply(response)
+        where = f"task {self.task.id}, model call {self.calls}"
+        response = self.send(body, where)
+        try:
+            reply = parse_reply(response)
+        except InfrastructureError as exc:
+            raise InfrastructureError(f"{where}: {exc}") from None
         usage = reply.usage
         if usage is not None and self.price is not None:
             usage = Usage(usage.prompt, usage.completion, usage.cached, round(self.price.cost(usage), 8))
@@ -102,14 +109,27 @@ def request_record(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_reply(response: dict[str, Any]) -> Reply:
+    """The reply's text, tool calls and usage; a field of the wrong shape is an InfrastructureError naming it."""
     try:
         message = response["choices"][0]["message"]
     except (KeyError, IndexError, TypeError):
-        raise InfrastructureError(
-            f"the server's reply has no choices[0].message: {json.dumps(response)[:300]}"
-        ) from None
-    calls = tuple(_tool_call(c) for c in message.get("tool_calls") or [])
-    return Reply(message.get("content") or "", calls, _usage(response.get("usage")))
+        message = None
+    if not isinstance(message, dict):
+        raise _malformed(response, "has no choices[0].message")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise _malformed(response, "has a choices[0].message.content that is not text")
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list) or not all(isinstance(c, dict) for c in raw_calls):
+        raise _malformed(response, "has a choices[0].message.tool_calls that is not a list of objects")
+    for n, call in enumerate(raw_calls):
+        if not isinstance(call.get("function") or {}, dict):
+            raise _malformed(response, f"has a choices[0].message.tool_calls[{n}].function that is not an object")
+    return Reply(content or "", tuple(_tool_call(c) for c in raw_calls), _usage(response.get("usage")))
+
+
+def _malformed(response: dict[str, Any], problem: str) -> InfrastructureError:
+    return InfrastructureError(f"the server's reply {problem}: {json.dumps(response)[:300]}")
 
 
 def _tool_call(data: dict[str, Any]) -> ToolCall:
@@ -129,7 +149,9 @@ def _tool_call(data: dict[str, Any]) -> ToolCall:
 
 def _usage(data: Any) -> Usage | None:
     """The provider's counts; a count that is there but not a whole number >= 0 is refused, never billed."""
-    if not isinstance(data, dict) or data.get("prompt_tokens") is None:
+    if data is not None and not isinstance(data, dict):
+        raise InfrastructureError(f"the server's usage is {json.dumps(data)[:100]}, not an object")
+    if data is None or data.get("prompt_tokens") is None:
         return None
     details = data.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None

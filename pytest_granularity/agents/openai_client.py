@@ -25,6 +25,9 @@ _CONTEXT = re.compile(
     r"context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
 )
 _KEYLIKE = re.compile(r"\b(sk|key)-[A-Za-z0-9*_\-]{4,}")
+MAX_REPLY_BYTES = 4 * 2**20
+"""A chat completion is some hundred kilobytes at most (128k output tokens); a reply past this is refused
+before it is parsed, counted (tokenizing it alone takes minutes) or kept in the run record."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,11 @@ class OpenAISender:
             raise InfrastructureError(
                 f"{where}: cannot reach {url} ({self._retried}): {exc.__cause__ or exc}"
             ) from None
+        size = len(response.content)
+        if size > MAX_REPLY_BYTES:
+            raise InfrastructureError(
+                f"{where}: {url} answered with {size} bytes, more than the limit of {MAX_REPLY_BYTES}"
+            )
         try:
             data = json.loads(response.text)
         except ValueError:

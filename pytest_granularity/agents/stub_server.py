@@ -24,7 +24,9 @@ from ..core.workspace import Workspace
 from . import setup_for
 from .reference import ReferenceAgent
 
-Answer = tuple[int, dict[str, str], dict[str, Any]]
+Answer = tuple[int, dict[str, str], dict[str, Any] | bytes]
+"""Status, headers and the body: an object sent as JSON, or bytes sent as they are (a broken reply);
+a ``Content-Length`` header overrides the body's, so a reply can end before what it announced."""
 Turn = tuple[list[Message], list[dict[str, Any]]]
 Respond = Callable[[dict[str, Any]], Answer]
 
@@ -69,11 +71,11 @@ class ChatServer:
                         {},
                         {"error": {"message": f"stub server: {type(exc).__name__}: {exc}"}},
                     )
-                data = json.dumps(payload).encode()
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **headers}.items():
+                fixed = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+                for name, value in {**fixed, **headers}.items():
                     self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
