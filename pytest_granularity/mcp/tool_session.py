@@ -12,6 +12,7 @@ may not reach it). Every call lands in the audit log. MCP's wire format is ``mcp
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -47,6 +48,9 @@ from .export import START_TASK, START_TASK_TOOL, macro_tool, micro_tool
 
 FAMILY = "mcp"
 DEFAULT_MAX_STEPS = 100
+MAX_ARGUMENTS_BYTES = 2**20
+"""A call's arguments as JSON: a real step's are kilobytes. Past this the call is refused before it is run, routed,
+audited or kept: a prompt, a file or an edit of a megabyte is not an agent's step, and would fill the log."""
 STOP_SESSION_CLOSED = "session_closed"
 ENDINGS = {
     STOP_FINISHED: "finished",
@@ -138,6 +142,13 @@ class ToolSession:
             self.audit.close()
 
     def _answer(self, name: str, arguments: dict[str, Any]) -> Reply:
+        size = len(json.dumps(arguments))
+        if size > MAX_ARGUMENTS_BYTES:
+            text = (
+                f"error: the arguments of {name} are {size} bytes of JSON, more than the limit of {MAX_ARGUMENTS_BYTES}"
+            )
+            self.audit.write("refused", task=self.task.id if self.task else None, tool=name, size=size, result=text)
+            return Reply(text, is_error=True)
         before = self.offered()
         if name not in before:
             state = self.run.machine.state.value if self.run else "no task"
