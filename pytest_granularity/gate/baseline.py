@@ -6,7 +6,9 @@ past the session thresholds. Getting better is reported, never failed. A run tha
 baseline is an expected failure, so known macro misfits do not break the build. Aggregates are
 compared on the runs both sides have, so running a subset does not look like a regression.
 When either side ran a cell (task, policy, fault) more than once (``--granularity-epochs``),
-its policy and fault are judged by significance instead (``epoch_gate``).
+its policy and fault are judged by significance instead (``epoch_gate``). A baseline records the
+environment it was made in (Python, pytest, platform); when runs differ from it and this run's
+environment is another (or the baseline records none), the report says so in one line.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from statistics import fmean
 
 from ..core import __version__
+from ..core.environment import Environment, current_environment, environment_note
 from ..core.result import RunResult
 from ..core.schemas import DefinitionError, first_error, packaged_schema, parse_json
 from .epoch_gate import Cell, judge
@@ -59,10 +62,13 @@ def _cell_of(key: str) -> tuple[str, str, str]:
 class Baseline:
     runs: dict[str, Entry]
     source: str = ""
+    environment: dict[str, str] | None = None
+    """Where the runs were made (``core.environment``); None for a baseline written before it was recorded."""
 
     @classmethod
     def from_results(cls, results: Iterable[RunResult]) -> Baseline:
-        return cls({_run_key(r): Entry(r.success, r.steps, r.tokens) for r in results})
+        """The runs of this process, made in its environment."""
+        return cls({_run_key(r): Entry(r.success, r.steps, r.tokens) for r in results}, "", current_environment())
 
     def entry(self, result: RunResult) -> Entry | None:
         return self.runs.get(_run_key(result))
@@ -86,7 +92,7 @@ class Baseline:
         for key, entry in self.runs.items():
             _, policy, fault = _cell_of(key)
             groups.setdefault(f"{policy}|{fault}", []).append(entry)
-        document = {
+        document: dict[str, object] = {
             "schema_version": SCHEMA_VERSION,
             "generator": f"pytest-granularity {__version__}",
             "runs": {
@@ -101,6 +107,8 @@ class Baseline:
                 for k, v in sorted(groups.items())
             },
         }
+        if self.environment is not None:
+            document["environment"] = self.environment
         return json.dumps(document, indent=1, sort_keys=True) + "\n"
 
     @classmethod
@@ -115,7 +123,8 @@ class Baseline:
         error = first_error(packaged_schema("baseline.schema.json"), data)
         if error:
             raise BaselineError(f"{source}: field '{error[0]}': {error[1]}")
-        return cls({k: Entry(v["success"], v["steps"], v["tokens"]) for k, v in data["runs"].items()}, source)
+        runs = {k: Entry(v["success"], v["steps"], v["tokens"]) for k, v in data["runs"].items()}
+        return cls(runs, source, data.get("environment"))
 
 
 def load_baseline(spec: str, root: Path) -> Baseline:
@@ -196,14 +205,19 @@ class GateReport:
     regressions: list[str] = field(default_factory=list)
     improvements: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    environment: str | None = None
+    """When runs differ from the baseline and the environments differ: one line saying so."""
 
     @property
     def failed(self) -> bool:
         return bool(self.regressions)
 
 
-def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresholds) -> GateReport:
-    """Per run and per policy × fault, on the runs both sides have; repeated cells by significance."""
+def compare(
+    baseline: Baseline, results: Iterable[RunResult], thresholds: Thresholds, environment: Environment | None = None
+) -> GateReport:
+    """Per run and per policy × fault, on the runs both sides have; repeated cells by significance.
+    ``environment`` is this run's (by default this process's), compared with the baseline's."""
     report = GateReport()
     results = sorted(results, key=lambda r: r.run_key)
     repeated = _repeated_groups(baseline, results)
@@ -229,7 +243,26 @@ def compare(baseline: Baseline, results: Iterable[RunResult], thresholds: Thresh
     report.improvements += improvements
     ran = {r.key for r in results}
     report.stale = sorted(k for k in baseline.runs if _cell_of(k) not in ran)
+    differences = _differences(baseline, results)
+    if differences:
+        now = current_environment() if environment is None else environment
+        report.environment = environment_note("baseline", baseline.environment, now, differences)
     return report
+
+
+def _differences(baseline: Baseline, results: list[RunResult]) -> str:
+    """What differs between the runs and their baseline entries, in words ("steps and tokens"), or ""."""
+    differing: set[str] = set()
+    for result in results:
+        entry = baseline.entry(result)
+        if entry is not None:
+            pairs: list[tuple[str, object, object]] = [
+                ("outcomes", entry.success, result.success),
+                ("steps", entry.steps, result.steps),
+                ("tokens", entry.tokens, result.tokens),
+            ]
+            differing |= {name for name, then, now in pairs if then != now}
+    return " and ".join(name for name in ("outcomes", "steps", "tokens") if name in differing)
 
 
 def _repeated_groups(baseline: Baseline, results: list[RunResult]) -> set[tuple[str, str]]:

@@ -28,8 +28,8 @@ SKILL_FILE = "SKILL.md"
 SIDE_EFFECT_KINDS = ("create", "modify", "delete")
 MODULE_PREFIX = "pytest_granularity_macro_"
 """Runtime files are imported under this prefix, the folder's digest and the file's name."""
-PACKAGE_FOLDER = Path(__file__).resolve().parent.parent
-"""Macros inside the package (the built-in ones) are its own code: imported like the rest of it, unprobed."""
+BUILTIN_FOLDER = Path(__file__).parent / "builtin"
+"""The package's own macros: its code, imported like the rest of it (not first in a child, see ``import_runtime``)."""
 IMPORT_TIMEOUT_SECONDS = 60.0
 """The bound on importing a runtime file when no contract gives one (checking the callables of a broken contract)."""
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -111,7 +111,7 @@ def load_macro(folder: Path) -> Macro:
     contract_path = folder / CONTRACT_FILE
     contract = read_yaml_mapping(contract_path)
     check(contract_path, packaged_schema("contract.schema.json"), contract)
-    seconds = None if folder.is_relative_to(PACKAGE_FOLDER) else float(contract["timeout_seconds"])
+    seconds = None if folder.is_relative_to(BUILTIN_FOLDER.resolve()) else float(contract["timeout_seconds"])
     _check_parameters(contract_path, contract["parameters"])
     if contract["name"] in contract.get("depends_on", []):
         name = contract["name"]
@@ -229,7 +229,10 @@ def _import_in_child(source: Path, name: str, seconds: float) -> None:
     died = False
     with tracked_process(pid), Connection(reader) as receiver:
         try:
-            problem = receiver.recv() if receiver.poll(seconds) else f"importing it did not finish within {seconds:g}s"
+            if receiver.poll(seconds):
+                problem = receiver.recv_bytes().decode(errors="replace") or None
+            else:
+                problem = f"importing it did not finish within {seconds:g}s"
         except EOFError:
             died, problem = True, "importing it ended the process"
         finally:
@@ -240,10 +243,11 @@ def _import_in_child(source: Path, name: str, seconds: float) -> None:
 
 
 def _report_import(source: Path, name: str, sender: Connection) -> NoReturn:
-    """In the child: send None when ``source`` imports, else what went wrong; never return into the caller's code."""
+    """In the child: send nothing (an empty message) when ``source`` imports, else what went wrong, as text
+    (never a pickle: the child ran the file's code); never return into the caller's code."""
     try:
         os.setsid()
-        sender.send(_import_problem(source, name))
+        sender.send_bytes((_import_problem(source, name) or "").encode())
     finally:
         os._exit(0)
 

@@ -29,9 +29,8 @@ from typing import Any
 
 from ..core.failures import EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT
 from ..core.schemas import DefinitionError
-from .contract import CONTRACT_FILE, Macro, load_macro
+from .contract import BUILTIN_FOLDER, CONTRACT_FILE, Macro, load_macro
 
-BUILTIN_FOLDER = Path(__file__).parent / "builtin"
 DEFAULT_BREAKER = 5
 DEFAULT_TOP_K = 5
 MALFUNCTIONS = (EXECUTOR_EXCEPTION, PARTIAL_SIDE_EFFECT)

@@ -47,6 +47,8 @@ def gate_markdown(report: GateReport, source: str) -> str:
         lines.append(
             f"Stale baseline entries (not run now): {len(report.stale)}; refresh with `--granularity-update-baseline`."
         )
+    if report.environment:
+        lines.append(f"Note: {report.environment}.")
     return "\n".join(lines) + "\n"
 
 

@@ -145,6 +145,8 @@ class GranularitySession:
             terminal.write_line(
                 f"{len(self.gate.stale)} stale baseline entries (not run now): {_some(self.gate.stale)}"
             )
+        if self.gate.environment:
+            terminal.write_line(self.gate.environment)
         verdict = "FAILED: the session exits non-zero" if self.gate.failed else "passed: nothing got worse"
         terminal.write_line(f"gate {verdict}", red=self.gate.failed, bold=True)
         if github_output.in_actions():

@@ -33,6 +33,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from ..core.environment import current_environment
 from ..core.failures import NO_FAULT, VALIDATION_FAILURE
 from ..core.result import RunResult
 from ..core.tasks import find_task_files, load_task
@@ -205,7 +206,8 @@ def _tree_dict(tree: Tree) -> dict[str, Any]:
 def router_document(
     router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: dict[str, Any]
 ) -> str:
-    """``router.json``'s exact text: the trees and the training metadata, stable to the byte."""
+    """``router.json``'s exact text: the trees, the training metadata and the environment it was trained in
+    (``core.environment``), stable to the byte in one environment."""
     import sklearn
 
     tasks = sorted(infos)
@@ -217,6 +219,7 @@ def router_document(
     document = {
         "format": ROUTER_FORMAT,
         "version": 1,
+        "environment": current_environment(),
         "mode_tree": _tree_dict(router.mode),
         "recovery_tree": _tree_dict(router.recovery),
         "training": {

@@ -481,7 +481,8 @@ def _replayed_ok(s: Subject) -> None:
 
 def macro_folders_to_check(roots: list[Path]) -> list[Path]:
     """Built-in macros plus every macro folder under ``roots``, each once, in a stable order."""
-    from ..macros.registry import BUILTIN_FOLDER, macro_folders
+    from ..macros.contract import BUILTIN_FOLDER
+    from ..macros.registry import macro_folders
 
     folders = [*macro_folders(BUILTIN_FOLDER)]
     for root in roots:
