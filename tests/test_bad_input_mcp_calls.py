@@ -176,9 +176,6 @@ def test_a_bad_call_in_a_task_is_refused_and_the_task_goes_on(served, fix_add, t
     assert session.run is not None and not session.run.ended, "the task goes on"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="run/executor.py ends a task at finish without checking finish's arguments (not this change's)"
-)
 def test_finish_with_unexpected_arguments_is_refused(served, fix_add, tmp_path):
     session, _ = served
     session.call("start_task", {"prompt": fix_add.prompt})

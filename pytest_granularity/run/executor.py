@@ -384,6 +384,12 @@ class Run:
 
     def _call(self, call: ToolCall) -> None:
         """Run one tool call."""
+        refusal = _finish_refusal(call) if call.name == FINISH else None
+        if refusal is not None:
+            self._check_step_limit()
+            self.execution.steps += 1
+            self.transcript.add_observation(call.id, refusal)
+            return
         if call.name == FINISH and self.machine.state is State.MACRO and not self._macro_succeeded():
             self._no_macro_applies(call.id)
             return
@@ -492,6 +498,14 @@ class Run:
         execution.transcript.set_tools(_micro_schemas())
         machine.fire("switch_to_micro")
         execution.degraded = True
+
+
+def _finish_refusal(call: ToolCall) -> str | None:
+    """Why a ``finish`` call does not end the run: arguments its schema does not allow (``summary`` is all it takes)."""
+    error = first_error(MICRO_TOOLS[FINISH].parameters, call.arguments) if call.error is None else None
+    if error is None:
+        return None
+    return f"error: invalid arguments for finish ({error[0]}): {error[1]}; the task is not finished"
 
 
 def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
