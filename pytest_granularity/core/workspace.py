@@ -279,7 +279,7 @@ _kept: dict[Path | None, Path] = {}
 
 def _kept_folder(parent: Path | None) -> Path:
     """The folder this process gives each of its runs in turn (empty between them), removed when it exits."""
-    if parent not in _kept:
+    if parent not in _kept or not _kept[parent].is_dir():  # gone: removed with its parent, or on an interrupt
         home = Path(tempfile.mkdtemp(prefix="granularity-runs-", dir=parent))
         atexit.register(shutil.rmtree, home, ignore_errors=True)
         (home / "workspace").mkdir()

@@ -74,7 +74,8 @@ class MacroServer:
         self.alive = self.send(pickle.dumps((writer, str(self.scratch))))
 
     def fits(self, sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> bool:
-        return self.alive and self.mode == sandbox.mode and self.root == root and readable <= self.readable
+        alive = self.alive and self.process.poll() is None  # killed from outside (an interrupt, a session's end)
+        return alive and self.mode == sandbox.mode and self.root == root and readable <= self.readable
 
     def send(self, payload: bytes) -> bool:
         """Write to the server; False when it died first."""
@@ -95,7 +96,10 @@ class MacroServer:
         untrack_process(self.process.pid)
         self.connection.close()
         if self.process.stdin is not None:
-            self.process.stdin.close()
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass  # what was left unsent has nowhere to go
         shutil.rmtree(self.scratch, ignore_errors=True)
         untrack_folder(self.scratch)
 
