@@ -68,6 +68,10 @@ class OpenAISender:
             raise InfrastructureError(
                 f"{where}: cannot reach {url} ({self._retried}): {exc.__cause__ or exc}"
             ) from None
+        except Exception as exc:  # the SDK lets some transport errors through unwrapped (httpcore's ConnectError)
+            raise InfrastructureError(
+                f"{where}: cannot reach {url} ({self._retried}): {type(exc).__name__}: {exc}"
+            ) from None
         size = len(response.content)
         if size > MAX_REPLY_BYTES:
             raise InfrastructureError(
