@@ -63,7 +63,7 @@ def plot(totals: list[dict], path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     rows = totals[:-1] if len(totals) > 1 else totals
-    figure, axes = plt.subplots(figsize=(8, 3.6))
+    figure, axes = plt.subplots(figsize=(8, 4.2))
     left = [0.0] * len(rows)
     for phase in PHASES:
         widths = [t["phases"][phase] for t in rows]
@@ -74,7 +74,7 @@ def plot(totals: list[dict], path: Path, title: str) -> None:
     )
     axes.set_xlabel("seconds, summed over the policy's runs")
     axes.set_title(title)
-    axes.legend(ncol=4, fontsize="small", loc="lower right")
+    axes.legend(ncol=6, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18))
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 

@@ -5,8 +5,8 @@ Usage: ``PYTHONPATH=. python scripts/sandbox_cost.py [TASK_FOLDER] [--repeats N]
 One pytest run is what ``run_tests``, a macro's validation and the verifier each cost: the
 task's own test suite in a fresh workspace, through ``pytest_process`` (its memo bypassed). One
 macro call is a ``replace_and_verify`` replacement without validation: a forked child without
-the sandbox, a fresh sandboxed Python process with it. Modes alternate, so a machine that gets
-busier mid-way weighs on both alike.
+the sandbox, a child of the sandboxed macro server with it (its first call starts the server).
+Modes alternate, so a machine that gets busier mid-way weighs on both alike.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pytest_granularity.core.sandbox import NO_SANDBOX, Sandbox, probe, select
 from pytest_granularity.core.tasks import load_task
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, MacroRegistry
-from pytest_granularity.macros.runtime import call_with_timeout
+from pytest_granularity.macros.runtime import answer_of, start_macro_process
 
 DEFAULT_TASK = Path(__file__).resolve().parent.parent / "benchmark_tasks" / "hookshot-fix-default-max-retries"
 
@@ -74,7 +74,8 @@ def _time_macro(ws: Workspace, sandbox: Sandbox) -> float:
     started = time.perf_counter()
     for old, new in ((line, line + "  # sandbox-cost"), (line + "  # sandbox-cost", line)):
         ctx = MacroContext(ws, {"files": [path], "old": old, "new": new}, sandbox=sandbox)
-        call_with_timeout(macro.run, ctx, 60.0)
+        with start_macro_process({"run": macro.run}, ctx) as process:
+            answer_of(process.ask("run", 60.0), 60.0)
     return (time.perf_counter() - started) / 2
 
 
