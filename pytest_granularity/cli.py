@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     check.add_argument(
         "--no-adversaries", action="store_true", help="skip the cheating agents (eight verifier runs per task)"
+    )
+    check.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="tasks checked at once (default: the cores)"
     )
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
@@ -167,10 +171,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _explain(args.task, args.router)
     if args.tasks_command == "stats":
         return _tasks_stats(args.paths)
+    if args.jobs < 1:
+        print(f"--jobs {args.jobs}: must be at least 1", file=sys.stderr)
+        return 2
     from .plugin.pytest_view import with_pytest_config
 
     return with_pytest_config(
-        args.paths, lambda config: _tasks_check(config, args.paths, args.macros, not args.no_adversaries)
+        args.paths, lambda config: _tasks_check(config, args.paths, args.macros, not args.no_adversaries, args.jobs)
     )
 
 
@@ -461,12 +468,14 @@ def _merge(reports: list[Path], output: Path) -> int:
     return 0
 
 
-def _tasks_check(config: pytest.Config, paths: list[Path], macro_folders: list[Path], adversaries: bool) -> int:
+def _tasks_check(
+    config: pytest.Config, paths: list[Path], macro_folders: list[Path], adversaries: bool, jobs: int
+) -> int:
     from .core import interrupts
     from .core.schemas import DefinitionError
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
-    from .run.taskcheck import check_task_file
+    from .run.taskcheck import check_task_files
 
     interrupts.install()
     try:
@@ -479,8 +488,7 @@ def _tasks_check(config: pytest.Config, paths: list[Path], macro_folders: list[P
         print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
         return 2
     failed = 0
-    for i, path in enumerate(files, 1):
-        result = check_task_file(path, macros, adversaries)
+    for i, (path, result) in enumerate(zip(files, check_task_files(files, macros, adversaries, jobs)), 1):
         status = "ok" if result.ok else "FAILED"
         print(f"[{i}/{len(files)}] {status} {path.parent.name}", flush=True)
         for problem in result.problems:

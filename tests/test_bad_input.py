@@ -562,3 +562,24 @@ def test_a_malformed_baseline_names_the_field(tmp_path, runs, message):
     with pytest.raises(BaselineError) as raised:
         load_baseline("baseline.json", tmp_path)
     assert str(raised.value).startswith(f"baseline.json: {message}")
+
+
+def test_tasks_check_spread_over_workers_reports_in_order_what_one_worker_does(fix_add, capsys):
+    from pytest_granularity.cli import main
+
+    folder = fix_add.path.parent.parent
+    broken = folder / "broken"
+    shutil.copytree(fix_add.path.parent, broken)
+    (broken / "task.yaml").write_bytes(b"id: broken\nprompt: \xff\n")
+    outputs = []
+    for jobs in ("1", "2"):
+        assert main(["tasks", "check", "--no-adversaries", "--jobs", jobs, str(folder)]) == 1
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and "[1/2] FAILED broken" in outputs[0] and "[2/2] ok fix-add" in outputs[0]
+
+
+def test_tasks_check_refuses_no_workers(fix_add, capsys):
+    from pytest_granularity.cli import main
+
+    assert main(["tasks", "check", "--jobs", "0", str(fix_add.path.parent)]) == 2
+    assert capsys.readouterr().err == "--jobs 0: must be at least 1\n"

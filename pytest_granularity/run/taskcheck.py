@@ -8,6 +8,9 @@ pass; either makes every number built on it meaningless.
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +43,27 @@ def check_task_file(path: Path, macros: MacroRegistry, adversaries: bool = True)
         return TaskCheck(task.path, tuple(macro_call_problems(task, macros) + _problems(task) + cheats))
     except WorkspaceError as exc:
         return TaskCheck(task.path, (str(exc),))
+
+
+def check_task_files(
+    files: Sequence[Path], macros: MacroRegistry, adversaries: bool = True, jobs: int = 1
+) -> Iterator[TaskCheck]:
+    """Each file's check, in the files' order, ``jobs`` at a time (each task's checks are pytest runs
+    of their own: nothing is shared between tasks, so they spread over the cores)."""
+    if jobs <= 1 or len(files) <= 1:
+        yield from (check_task_file(path, macros, adversaries) for path in files)
+        return
+    _shared[:] = [(macros, adversaries)]  # forked workers inherit it: a registry is not sent, it is there
+    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_check_shared, files)
+
+
+_shared: list[tuple[MacroRegistry, bool]] = []
+
+
+def _check_shared(path: Path) -> TaskCheck:
+    macros, adversaries = _shared[0]
+    return check_task_file(path, macros, adversaries)
 
 
 def adversary_verdicts(task: Task) -> dict[str, Verdict]:
