@@ -106,7 +106,7 @@ class MacroServer:
 
 KEPT_SERVERS = 2
 """Servers kept, most recent first: the runs' one (its folder is reused, run after run) survives
-the calls in folders of their own in between (applicability checks, each in a copy of the files)."""
+calls made in another folder in between (a contract check's, a served MCP session's)."""
 _servers: list[MacroServer] = []
 
 
@@ -129,7 +129,7 @@ def server_for(sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> Macro
 
 
 def stop_servers() -> None:
-    """Stop the kept server (when this process exits, or before starting another)."""
+    """Stop the kept servers (when this process exits)."""
     while _servers:
         _servers.pop().stop()
 
