@@ -76,3 +76,11 @@ def test_reports_differ_only_in_timings(tmp_path):
         texts.append((summary.read_text(), records.read_text()))
     assert texts[0] != texts[1] and '"phases"' in texts[0][0]
     assert [without_timings(t) for t in texts[0]] == [without_timings(t) for t in texts[1]]
+
+
+def test_the_html_page_shows_the_phase_totals():
+    from pytest_granularity.report.html import render_html
+
+    page = render_html([timed("a", "micro", 2.0, 1.0), timed("b", "macro", 1.0, 0.5)])
+    assert "Where the time went" in page and "<td>micro</td><td>1</td><td>2.0</td>" in page
+    assert "Where the time went" not in render_html([run("c", "macro")])
