@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 from pytest_granularity.core.phases import PHASES
+from pytest_granularity.gate.metrics import PhaseTotal
+from pytest_granularity.report.render import PHASE_HEADERS, phase_rows, render
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -39,11 +41,8 @@ def run_matrix(workers: int, report: Path) -> float:
 
 
 def table(totals: list[dict], wall: float, workers: int, label: str) -> str:
-    header = ["policy", "runs", "wall s", *PHASES, "tests s"]
-    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-    for t in totals:
-        cells = [t["policy"], str(t["runs"]), f"{t['seconds']:.1f}", *(f"{t['phases'][p]:.1f}" for p in PHASES)]
-        lines.append("| " + " | ".join([*cells, f"{t['tests']:.1f}"]) + " |")
+    """The report's phase table (as markdown), then the wall time against the floor."""
+    rows = phase_rows([PhaseTotal(**t) for t in totals])
     everything = totals[-1]
     floor = everything["tests"] / workers
     runs_wall = everything["seconds"] / workers
@@ -53,7 +52,7 @@ def table(totals: list[dict], wall: float, workers: int, label: str) -> str:
         f" floor {floor:.1f} s (test-call time {everything['tests']:.1f} s / {workers});"
         f" wall / floor = {wall / floor:.1f}"
     )
-    return "\n".join(lines) + "\n" + summary
+    return render(PHASE_HEADERS, rows, markdown=True) + "\n" + summary
 
 
 def plot(totals: list[dict], path: Path, title: str) -> None:

@@ -26,11 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import test_timer
 from .interrupts import kill_group, tracked_folder, tracked_process
 from .sandbox import NO_SANDBOX, Sandbox
 from .test_timer import ENV as TIMER_ENV
-
-TIMER_PLUGIN = "pytest_granularity.core.test_timer"
 
 OUTPUT_TAIL_LINES = 40
 MEMO_SIZE = 1024
@@ -103,7 +102,7 @@ def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sa
 
 
 def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> PytestRun:
-    options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", TIMER_PLUGIN, *args]
+    options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", test_timer.__name__, *args]
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         env = dict(
             os.environ,

@@ -216,11 +216,17 @@ MICRO_TOOLS: dict[str, Tool] = {
 }
 
 
+def argument_problem(tool: Tool, args: Any) -> str | None:
+    """What the agent is told when ``args`` do not fit the tool's schema; None when they do."""
+    error = first_error(tool.parameters, args)
+    return None if error is None else f"error: invalid arguments for {tool.name} ({error[0]}): {error[1]}"
+
+
 def call_tool(tool: Tool, ctx: ToolContext, args: Any) -> Observation:
     """Validate ``args`` against the tool's schema, run it, and turn every refusal into an observation."""
-    error = first_error(tool.parameters, args)
-    if error is not None:
-        return Observation(f"error: invalid arguments for {tool.name} ({error[0]}): {error[1]}", ok=False)
+    problem = argument_problem(tool, args)
+    if problem is not None:
+        return Observation(problem, ok=False)
     try:
         return Observation(tool.handler(ctx, args))
     except (ToolError, PathEscape) as exc:

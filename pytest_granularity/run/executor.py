@@ -36,7 +36,7 @@ from ..core.phases import PhaseClock
 from ..core.result import MacroLogEntry
 from ..core.schemas import first_error
 from ..core.tasks import Task
-from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, ToolContext, call_tool
+from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, ToolContext, argument_problem, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
 from ..macros import MacroContext, MacroOutcome, MacroRegistry, invoke
@@ -502,10 +502,8 @@ class Run:
 
 def _finish_refusal(call: ToolCall) -> str | None:
     """Why a ``finish`` call does not end the run: arguments its schema does not allow (``summary`` is all it takes)."""
-    error = first_error(MICRO_TOOLS[FINISH].parameters, call.arguments) if call.error is None else None
-    if error is None:
-        return None
-    return f"error: invalid arguments for finish ({error[0]}): {error[1]}; the task is not finished"
+    problem = argument_problem(MICRO_TOOLS[FINISH], call.arguments) if call.error is None else None
+    return None if problem is None else f"{problem}; the task is not finished"
 
 
 def _micro_step(call: ToolCall, state: State, ctx: ToolContext) -> str:
