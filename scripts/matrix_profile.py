@@ -1,19 +1,22 @@
 """The full matrix's cost: wall time, where it went by phase, and the floor it is measured against.
 
-Usage: ``python scripts/matrix_profile.py [--workers 2] [--label NAME] [--plot PATH]``
+Usage: ``python scripts/matrix_profile.py [--workers 2] [--label NAME] [--plot PATH] [--cold]``
 
 Runs ``pytest benchmark_tasks --granularity=all -n WORKERS --dist loadfile`` once, gated on the
 committed baseline as CI does, and reads the phase totals of its report (``core/phases.py``). The floor is the work no
 harness can avoid: pytest's own test-call time, summed over every pytest run the matrix made
 (the agent's runs, macros' validation, the verifier; memo hits made none), divided by the
 workers. Prints a markdown table of the phases per policy, the wall time and its ratio to the
-floor; ``--plot`` draws the phases as stacked bars (matplotlib, the ``plot`` extra).
+floor; ``--plot`` draws the phases as stacked bars (matplotlib, the ``plot`` extra). ``--cold``
+starts a fresh interpreter for every pytest run instead of a warm server's child
+(``GRANULARITY_COLD_PYTEST=1``, see ``core/pytest_server.py``): the warm runner's saving.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -21,19 +24,21 @@ import time
 from pathlib import Path
 
 from pytest_granularity.core.phases import PHASES
+from pytest_granularity.core.pytest_process import COLD_ENV
 from pytest_granularity.gate.metrics import PhaseTotal
 from pytest_granularity.report.render import PHASE_HEADERS, phase_rows, render
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def run_matrix(workers: int, report: Path) -> float:
+def run_matrix(workers: int, report: Path, cold: bool = False) -> float:
     """The matrix's wall time, start of pytest to its exit."""
+    env = dict(os.environ, **({COLD_ENV: "1"} if cold else {}))
     started = time.monotonic()
     command = [sys.executable, "-m", "pytest", "benchmark_tasks", "--granularity=all", "-n", str(workers)]
     command += ["--dist", "loadfile", "-q", "-p", "no:cacheprovider", f"--granularity-report={report}"]
     command += ["--granularity-baseline=.granularity/baseline.json"]  # as CI gates it: known failures are xfail
-    finished = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    finished = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
     wall = time.monotonic() - started
     if finished.returncode != 0:
         sys.exit(f"the matrix failed (exit {finished.returncode}):\n{finished.stdout[-3000:]}")
@@ -84,10 +89,11 @@ def main() -> int:
     parser.add_argument("--label", default="matrix")
     parser.add_argument("--plot", type=Path)
     parser.add_argument("--json", type=Path, help="also keep the report's summaries here")
+    parser.add_argument("--cold", action="store_true", help="a fresh interpreter for every pytest run")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="granularity-profile-") as scratch:
         report = Path(scratch) / "out.json"
-        wall = run_matrix(options.workers, report)
+        wall = run_matrix(options.workers, report, options.cold)
         summary = json.loads(report.read_text())
         if options.json:
             options.json.write_text(report.read_text())

@@ -3,7 +3,8 @@
 Usage: ``PYTHONPATH=. python scripts/sandbox_cost.py [TASK_FOLDER] [--repeats N]``
 
 One pytest run is what ``run_tests``, a macro's validation and the verifier each cost: the
-task's own test suite in a fresh workspace, through ``pytest_process`` (its memo bypassed). One
+task's own test suite in a fresh workspace, through ``pytest_process`` (its memo bypassed), as
+a warm server's child and as a fresh interpreter (``GRANULARITY_COLD_PYTEST=1``). One
 macro call is a ``replace_and_verify`` replacement without validation: a forked child without
 the sandbox, a child of the sandboxed macro server with it (its first call starts the server).
 Modes alternate, so a machine that gets busier mid-way weighs on both alike.
@@ -12,12 +13,13 @@ Modes alternate, so a machine that gets busier mid-way weighs on both alike.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from pytest_granularity.core.pytest_process import _run
+from pytest_granularity.core.pytest_process import COLD_ENV, _run
 from pytest_granularity.core.sandbox import NO_SANDBOX, Sandbox, probe, select
 from pytest_granularity.core.tasks import load_task
 from pytest_granularity.core.workspace import Workspace
@@ -38,26 +40,39 @@ def main() -> int:
         return 1
     task = load_task(options.task)
     modes = (NO_SANDBOX, select("bwrap"))
-    pytest_seconds: dict[str, list[float]] = {m.mode: [] for m in modes}
+    pytest_seconds: dict[str, list[float]] = {f"{m.mode} {w}": [] for m in modes for w in ("cold", "warm")}
     macro_seconds: dict[str, list[float]] = {m.mode: [] for m in modes}
     with Workspace.for_task(task) as ws:
         for _ in range(options.repeats):
             for sandbox in modes:
-                pytest_seconds[sandbox.mode].append(_time_pytest(ws, list(task.tests), sandbox))
+                for way in ("cold", "warm"):
+                    pytest_seconds[f"{sandbox.mode} {way}"].append(_time_pytest(ws, list(task.tests), sandbox, way))
                 macro_seconds[sandbox.mode].append(_time_macro(ws, sandbox))
     print(f"task {task.id}, {options.repeats} repeats per mode, medians (seconds):")
-    for label, samples in (("pytest run", pytest_seconds), ("macro call", macro_seconds)):
-        plain, boxed = statistics.median(samples["none"]), statistics.median(samples["bwrap"])
-        print(
-            f"  {label:<11} none {plain:.3f}  bwrap {boxed:.3f}  "
-            f"difference {boxed - plain:+.3f}  ratio {boxed / plain:.2f}"
-        )
+    for way in ("cold", "warm"):
+        _print(f"pytest {way}", {m.mode: pytest_seconds[f"{m.mode} {way}"] for m in modes})
+    _print("macro call", macro_seconds)
+    for sandbox in modes:
+        cold, warm = (statistics.median(pytest_seconds[f"{sandbox.mode} {w}"]) for w in ("cold", "warm"))
+        print(f"  warm / cold under {sandbox.mode}: {warm:.3f} / {cold:.3f} = {warm / cold:.2f}")
     return 0
 
 
-def _time_pytest(ws: Workspace, tests: list[str], sandbox: Sandbox) -> float:
+def _print(label: str, samples: dict[str, list[float]]) -> None:
+    plain, boxed = statistics.median(samples["none"]), statistics.median(samples["bwrap"])
+    print(
+        f"  {label:<11} none {plain:.3f}  bwrap {boxed:.3f}  difference {boxed - plain:+.3f}  ratio {boxed / plain:.2f}"
+    )
+
+
+def _time_pytest(ws: Workspace, tests: list[str], sandbox: Sandbox, way: str) -> float:
+    if way == "cold":
+        os.environ[COLD_ENV] = "1"
     started = time.perf_counter()
-    run = _run(ws.root, tests, 120.0, False, sandbox)
+    try:
+        run = _run(ws.root, tests, 120.0, False, sandbox)
+    finally:
+        os.environ.pop(COLD_ENV, None)
     elapsed = time.perf_counter() - started
     if run.timed_out or run.exit_code not in (0, 1):
         raise SystemExit(f"the pytest run failed under {sandbox.mode}:\n{run.tail()}")

@@ -20,9 +20,11 @@ import ctypes
 import os
 import shutil
 import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -82,6 +84,22 @@ def cleanup() -> None:
     for folder in [f for f, owner in list(_folders.items()) if owner == me]:
         shutil.rmtree(folder, ignore_errors=True)
         _folders.pop(folder, None)
+
+
+def end_server(process: subprocess.Popen[bytes], connection: Connection, scratch: Path) -> None:
+    """Kill a server's process group (started with ``start_new_session=True``), close its pipes and remove its
+    scratch folder: the warm pytest's and the sandboxed macro server's common end."""
+    kill_group(process.pid)
+    process.wait()
+    untrack_process(process.pid)
+    connection.close()
+    if process.stdin is not None:
+        try:
+            process.stdin.close()
+        except OSError:
+            pass  # what was left unsent has nowhere to go
+    shutil.rmtree(scratch, ignore_errors=True)
+    untrack_folder(scratch)
 
 
 def kill_group(pgid: int) -> None:

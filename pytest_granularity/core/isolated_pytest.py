@@ -1,9 +1,10 @@
 """Run pytest so that nothing in the working directory can stand in for it, and record every outcome.
 
-Executed as a script, never imported: ``python -s -B isolated_pytest.py RESULTS [pytest args]``,
-with a nonce on stdin. Run as a script, Python puts only this file's folder on ``sys.path``
-(never the working directory); the script drops that too, so pytest, its plugins and the
-standard library come only from the installation. The working directory (the workspace) is
+Executed as a script: ``python -s -B isolated_pytest.py RESULTS [pytest args]``, with a nonce on
+stdin; or imported by a warm server's child (``pytest_server``), which calls :func:`run` the same
+way. Run as a script, Python puts only this file's folder on ``sys.path`` (never the working
+directory); the script drops that too, so pytest, its plugins and the standard library come only
+from the installation. The working directory (the workspace) is
 appended to ``sys.path`` only when the session starts, after pytest and its plugins are loaded,
 and appended, not prepended, so a workspace file can never shadow an installed module.
 
@@ -107,7 +108,12 @@ def _outcome(report: pytest.TestReport) -> str:
 def main() -> int:
     results, args = sys.argv[1], sys.argv[2:]
     del sys.argv[1]
-    nonce = sys.stdin.readline().strip()
+    return run(results, args, sys.stdin.readline().strip())
+
+
+def run(results: str, args: list[str], nonce: str) -> int:
+    """Run pytest with ``args`` and write its record to ``results``; also called by the warm test runner's
+    child (``pytest_server``), which has set ``sys.path`` and ``sys.argv`` as this script would."""
     recorder = Recorder()
     _record_exits(results, nonce, recorder)
     status = int(pytest.main(args, plugins=[recorder]))

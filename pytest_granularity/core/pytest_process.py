@@ -21,13 +21,15 @@ import subprocess
 import sys
 import tempfile
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from . import test_timer
 from .interrupts import kill_group, tracked_folder, tracked_process
+from .pytest_server import PytestRequest, server_for
 from .sandbox import NO_SANDBOX, Sandbox
 from .test_timer import ENV as TIMER_ENV
 
@@ -103,32 +105,67 @@ def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sa
 
 def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> PytestRun:
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", test_timer.__name__, *args]
+    server = None if os.environ.get(COLD_ENV) == "1" else server_for(cwd, sandbox, partial(_environment, cwd))
+    if server is not None:
+        try:
+            return _run_with(server.scratch, cwd, options, isolated, timeout, partial(server.run, timeout=timeout))
+        finally:
+            server.clean()
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
-        env = dict(
-            os.environ,
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONHASHSEED="0",
-            PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-            PYTEST_DEBUG_TEMPROOT=scratch,
-            TMPDIR=scratch,
-        )
-        env[TIMER_ENV] = str(Path(scratch) / "granularity-test-times")
-        for name in _UNSTABLE_ENV:
-            env.pop(name, None)
-        results, nonce = Path(scratch) / "granularity-results.json", secrets.token_hex(16)
-        command = [sys.executable, "-m", "pytest", *options]
-        if isolated:
-            command = _isolated_command(cwd, Path(scratch), results, options)
-            env["PYTHONPATH"] = _outside_paths(env.get("PYTHONPATH", ""), cwd)
-        command = sandbox.command(command, writable=[cwd, Path(scratch)])
-        output, exit_code = run_process(command, cwd, env, timeout, f"{nonce}\n".encode() if isolated else None)
-        timed_out = exit_code is None
-        text = _stable(output.decode("utf-8", errors="replace"), cwd, Path(scratch))
-        recorded = _read_results(results, nonce) if isolated and not timed_out else None
-        test_time.total += _test_seconds(Path(env[TIMER_ENV]))
+        return _run_with(Path(scratch), cwd, options, isolated, timeout, partial(_cold, sandbox, timeout))
+
+
+COLD_ENV = "GRANULARITY_COLD_PYTEST"
+"""Set to 1, every pytest run starts a fresh interpreter instead of a warm server's child (``pytest_server``):
+what ``scripts/matrix_profile.py --cold`` measures the warm runner against."""
+
+Launch = Callable[[PytestRequest], tuple[bytes, int | None]]
+"""Starts one pytest run: its output and exit code (None when it timed out)."""
+
+
+def _run_with(
+    scratch: Path, cwd: Path, options: list[str], isolated: bool, timeout: float, launch: Launch
+) -> PytestRun:
+    """One run with ``scratch`` as its temporary folder, started by ``launch``, cold or warm alike."""
+    env = _environment(cwd, scratch, isolated)
+    results, nonce = scratch / "granularity-results.json", secrets.token_hex(16)
+    pytest_args = _isolated_args(cwd, scratch, options) if isolated else options
+    output, exit_code = launch(PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce))
+    timed_out = exit_code is None
+    text = _stable(output.decode("utf-8", errors="replace"), cwd, scratch)
+    recorded = _read_results(results, nonce) if isolated and not timed_out else None
+    test_time.total += _test_seconds(Path(env[TIMER_ENV]))
     if timed_out:
         text += f"\n[timed out after {timeout:g}s; process group killed]"
     return PytestRun(exit_code, text, timed_out, recorded)
+
+
+def _cold(sandbox: Sandbox, timeout: float, request: PytestRequest) -> tuple[bytes, int | None]:
+    """A fresh interpreter: ``python -m pytest``, or the ``isolated_pytest`` script with the nonce on stdin."""
+    python = [sys.executable, "-s", "-B", str(ISOLATED_SCRIPT), request.results] if request.isolated else None
+    command = [*(python or [sys.executable, "-m", "pytest"]), *request.args]
+    command = sandbox.command(command, writable=[Path(request.cwd), Path(request.env["TMPDIR"])])
+    stdin = f"{request.nonce}\n".encode() if request.isolated else None
+    return run_process(command, Path(request.cwd), request.env, timeout, stdin)
+
+
+def _environment(cwd: Path, scratch: Path, isolated: bool = True) -> dict[str, str]:
+    """A run's environment (a warm server starts with an isolated run's: what the interpreter reads at its
+    start, the hash seed, bytecode and the import path, is the same for all; each child sets its run's own)."""
+    env = dict(
+        os.environ,
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+        PYTEST_DEBUG_TEMPROOT=str(scratch),
+        TMPDIR=str(scratch),
+    )
+    env[TIMER_ENV] = str(scratch / "granularity-test-times")
+    for name in _UNSTABLE_ENV:
+        env.pop(name, None)
+    if isolated:
+        env["PYTHONPATH"] = _outside_paths(env.get("PYTHONPATH", ""), cwd)
+    return env
 
 
 def _test_seconds(path: Path) -> float:
@@ -173,24 +210,12 @@ def run_process(
 ISOLATED_SCRIPT = Path(__file__).with_name("isolated_pytest.py")
 
 
-def _isolated_command(cwd: Path, scratch: Path, results: Path, options: Sequence[str]) -> list[str]:
-    """``isolated_pytest`` as a script (no user site), with an empty config file of ours, so the
-    workspace's ``pytest.ini``, ``pyproject.toml``, ``tox.ini`` and ``setup.cfg`` are never read."""
+def _isolated_args(cwd: Path, scratch: Path, options: Sequence[str]) -> list[str]:
+    """An isolated run's pytest arguments: an empty config file of ours, so the workspace's ``pytest.ini``,
+    ``pyproject.toml``, ``tox.ini`` and ``setup.cfg`` are never read."""
     config = scratch / "granularity-pytest.ini"
     config.write_text("[pytest]\n")
-    return [
-        sys.executable,
-        "-s",
-        "-B",
-        str(ISOLATED_SCRIPT),
-        str(results),
-        "-c",
-        str(config),
-        f"--rootdir={cwd}",
-        "--color=no",
-        "--code-highlight=no",
-        *options,
-    ]
+    return ["-c", str(config), f"--rootdir={cwd}", "--color=no", "--code-highlight=no", *options]
 
 
 def _outside_paths(pythonpath: str, cwd: Path) -> str:

@@ -274,19 +274,33 @@ def empty_folder(root: Path) -> None:
             entry.unlink(missing_ok=True)
 
 
-_kept: dict[Path | None, Path] = {}
+_kept: dict[tuple[Path | None, int], Path] = {}
 
 
 def _kept_folder(parent: Path | None) -> Path:
-    """The folder this process gives each of its runs in turn (empty between them), removed when it exits."""
-    if parent not in _kept or not _kept[parent].is_dir():  # gone: removed with its parent, or on an interrupt
+    """The folder this process gives each of its runs in turn (empty between them), removed when it exits;
+    a forked process (``tasks check --jobs``) makes its own."""
+    key = (parent, os.getpid())
+    if key not in _kept or not _kept[key].is_dir():  # gone: removed with its parent, or on an interrupt
         home = Path(tempfile.mkdtemp(prefix="granularity-runs-", dir=parent))
-        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        track_folder(home)  # an interrupt removes it with the rest
         (home / "workspace").mkdir()
-        _kept[parent] = home / "workspace"
-    if any(_kept[parent].iterdir()):
-        raise WorkspaceError(f"{_kept[parent]}: the folder kept for this process's runs is still in use")
-    return _kept[parent]
+        _kept[key] = home / "workspace"
+    if any(_kept[key].iterdir()):
+        raise WorkspaceError(f"{_kept[key]}: the folder kept for this process's runs is still in use")
+    return _kept[key]
+
+
+def remove_kept_folders() -> None:
+    """Remove the folders this process kept for its runs (at its exit; a pool's worker calls it itself, since
+    multiprocessing ends its workers without ``atexit``)."""
+    for key in [key for key in _kept if key[1] == os.getpid()]:
+        home = _kept.pop(key).parent
+        shutil.rmtree(home, ignore_errors=True)
+        untrack_folder(home)
+
+
+atexit.register(remove_kept_folders)
 
 
 def _materialise_fixture(task: Task, root: Path) -> None:

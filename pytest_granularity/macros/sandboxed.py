@@ -26,7 +26,6 @@ import io
 import json
 import os
 import pickle
-import shutil
 import signal
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.interrupts import kill_group, track_folder, track_process, untrack_folder, untrack_process
+from ..core.interrupts import end_server, track_folder, track_process
 from ..core.workspace import empty_folder
 from .contract import MODULE_PREFIX
 from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
@@ -91,17 +90,7 @@ class MacroServer:
         if self.stopped:
             return
         self.alive, self.stopped = False, True
-        kill_group(self.process.pid)
-        self.process.wait()
-        untrack_process(self.process.pid)
-        self.connection.close()
-        if self.process.stdin is not None:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass  # what was left unsent has nowhere to go
-        shutil.rmtree(self.scratch, ignore_errors=True)
-        untrack_folder(self.scratch)
+        end_server(self.process, self.connection, self.scratch)
 
 
 KEPT_SERVERS = 2

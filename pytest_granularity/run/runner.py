@@ -67,7 +67,7 @@ def _run(
     clock, tests_before = PhaseClock(), test_time.total
     try:
         with clock.timing("setup"):
-            workspace = Workspace.for_task(task, settings.workspace_parent, reuse=settings.sandbox.active)
+            workspace = Workspace.for_task(task, settings.workspace_parent, reuse=True)
     except WorkspaceError as exc:
         return _error(task, policy, fault, STOP_INFRASTRUCTURE, str(exc))
     try:

@@ -9,15 +9,17 @@ pass; either makes every number built on it meaningless.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.pytest_process import run_pytest
+from ..core.pytest_server import stop_servers
 from ..core.schemas import first_error
 from ..core.tasks import Task, TaskError, load_task
-from ..core.workspace import Workspace, WorkspaceError, solution_files
+from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders, solution_files
 from ..macros import MacroRegistry
 from ..verifier.adversaries import ADVERSARIES
 from ..verifier.verify import Verdict, verify
@@ -54,11 +56,23 @@ def check_task_files(
         yield from (check_task_file(path, macros, adversaries) for path in files)
         return
     _shared[:] = [(macros, adversaries)]  # forked workers inherit it: a registry is not sent, it is there
-    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=multiprocessing.get_context("fork")) as pool:
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_worker_started) as pool:
         yield from pool.map(_check_shared, files)
 
 
 _shared: list[tuple[MacroRegistry, bool]] = []
+
+
+def _worker_started() -> None:
+    """A worker checks its tasks in one kept folder, served by one warm pytest; both go when it ends (a pool
+    ends its workers without running ``atexit``)."""
+    multiprocessing.util.Finalize(None, _worker_ending, exitpriority=0)
+
+
+def _worker_ending() -> None:
+    stop_servers()
+    remove_kept_folders()
 
 
 def _check_shared(path: Path) -> TaskCheck:
@@ -70,7 +84,7 @@ def adversary_verdicts(task: Task) -> dict[str, Verdict]:
     """Each cheating agent's verdict on the task's untouched workspace."""
     verdicts = {}
     for adversary in ADVERSARIES:
-        with Workspace.for_task(task) as workspace:
+        with Workspace.for_task(task, reuse=True) as workspace:
             adversary.plant(workspace.root)
             verdicts[adversary.name] = verify(task, workspace)
     return verdicts
@@ -98,13 +112,13 @@ def macro_call_problems(task: Task, macros: MacroRegistry) -> list[str]:
 
 def _problems(task: Task) -> list[str]:
     problems = []
-    with Workspace.for_task(task) as untouched:
+    with Workspace.for_task(task, reuse=True) as untouched:
         before = verify(task, untouched)
     if before.infrastructure_error:
         problems.append(f"untouched workspace: {before.infrastructure_error}")
     elif before.accepted:
         problems.append("the verifier accepts the untouched workspace (a do-nothing agent would pass)")
-    with Workspace.for_task(task) as solved:
+    with Workspace.for_task(task, reuse=True) as solved:
         solved.apply(solution_files(task), task.solution_delete)
         if not solved.changes():
             problems.append("the reference solution changes nothing")

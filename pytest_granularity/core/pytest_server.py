@@ -1,0 +1,407 @@
+"""A warm pytest: one process per workspace folder that has imported pytest, forking a child per test run.
+
+Every pytest run the harness makes (the agent's ``run_tests``, a macro's validation, the verifier)
+used to start a fresh interpreter that imported pytest and its plugins again: about a fifth of a
+second per run, most of a fast suite's cost. A server started once per workspace folder (the
+runner gives every run of a process the same folder, see ``Workspace.for_task``), inside the same
+sandbox a cold run would get, imports pytest and its plugins before any workspace path is on
+``sys.path`` and forks one child per run. The child sets up what a fresh process would have (its
+working folder, environment, ``sys.path``, ``sys.argv``, standard input), runs pytest, finishes as
+the interpreter would (threads joined, ``atexit`` handlers run, streams flushed) and exits with
+pytest's status; its output reaches the caller over a pipe the server relays, so a run sees and
+prints what a cold run does. The child starts from the server's state, never from an earlier run's.
+
+What a child runs is agent-written code, so nothing it can do may reach the next run: the server
+makes itself non-dumpable, so a sandboxed child (no capabilities) cannot open the server's file
+descriptors or memory through ``/proc``; the child closes the server's request and answer pipes;
+whatever a run leaves running is killed when it ends (its process group, and with the sandbox
+every other process in the sandbox's PID namespace); the run's scratch folder is emptied. A run
+past its timeout takes the server with it (the next run starts a new one), as a cold run's process
+group is killed. A child that kills the server ends its own run as a process killed by a signal.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import importlib
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .interrupts import end_server, kill_group, track_folder, track_process, untrack_process
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
+
+READY = b"ready"
+CHILD, OUTPUT, EXIT = b"p", b"o", b"x"
+START_TIMEOUT_SECONDS = 60.0
+CHUNK = 65536
+SERVER_CODE = "import sys; del sys.path[0]; from pytest_granularity.core.pytest_server import serve; serve()"
+"""``python -c`` puts the working folder (the workspace) first on ``sys.path``: it goes before any import."""
+PRELOADED = ("pytest", "pytest_granularity.core.isolated_pytest", "pdb", "difflib", "unittest", "xml.etree.ElementTree")
+"""What every run imports: pytest, the isolated runner and what pytest's own plugins import as they load.
+Not the ``-p`` plugins a run names (``test_timer``): pytest warns when it cannot rewrite their asserts."""
+KEPT_SERVERS = 2
+"""Servers kept, most recent first: the runs' folder's survives runs made in another folder in between."""
+_PR_SET_DUMPABLE = 4
+
+
+@dataclass(frozen=True)
+class PytestRequest:
+    """One run: what a fresh process would be started with. ``results`` and ``nonce`` are an isolated
+    run's (see ``isolated_pytest``)."""
+
+    cwd: str
+    env: dict[str, str]
+    args: list[str]
+    isolated: bool
+    results: str
+    nonce: str
+
+
+class PytestServer:
+    """The warm process for one workspace folder, its scratch folder (the runs' ``TMPDIR``) and sandbox."""
+
+    def __init__(self, root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]]) -> None:
+        """``environment`` gives the server's environment for its scratch folder."""
+        self.root, self.mode, self.owner, self.stopped, self.busy = root, sandbox.mode, os.getpid(), False, False
+        self.scratch = Path(tempfile.mkdtemp(prefix="granularity-pytest-"))
+        track_folder(self.scratch)
+        reader, writer = os.pipe()
+        command = sandbox.command(
+            [sys.executable, "-s", "-B", "-c", SERVER_CODE, str(writer), "1" if sandbox.active else "0"],
+            writable=[root, self.scratch],
+        )
+        self.process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=environment(self.scratch),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=[writer],
+            start_new_session=True,
+        )
+        track_process(self.process.pid)
+        os.close(writer)
+        self.connection = Connection(reader)
+        self.alive = self._started()
+
+    def _started(self) -> bool:
+        try:
+            if self.connection.poll(START_TIMEOUT_SECONDS) and self.connection.recv_bytes() == READY:
+                return True
+        except (EOFError, OSError):
+            pass  # it died starting: no server
+        self.stop()
+        return False
+
+    def fits(self, root: Path, sandbox: Sandbox) -> bool:
+        return self.alive and self.process.poll() is None and self.root == root and self.mode == sandbox.mode
+
+    def run(self, request: PytestRequest, timeout: float) -> tuple[bytes, int | None]:
+        """Run one pytest; its output and exit code, or None for the exit code when it timed out (the server
+        is stopped then)."""
+        assert self.process.stdin is not None
+        chunks: list[bytes] = []
+        deadline = time.monotonic() + timeout
+        group = None  # the child's process group, where it is this process's to kill (no PID namespace)
+        try:
+            self.process.stdin.write(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
+            self.process.stdin.flush()
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self.connection.poll(remaining):
+                    self.stop(group)
+                    return b"".join(chunks), None
+                message = self.connection.recv_bytes()
+                if message[:1] == CHILD and self.mode == "none":
+                    group = int(message[1:])
+                    track_process(group)
+                elif message[:1] == OUTPUT:
+                    chunks.append(message[1:])
+                elif message[:1] == EXIT:
+                    return b"".join(chunks), int(message[1:])
+        except (EOFError, OSError):  # the server died under the run (its child killed it)
+            code = self.process.wait()
+            self.stop(group)
+            return b"".join(chunks), code if code < 0 else -signal.SIGKILL
+        finally:
+            if group is not None:
+                untrack_process(group)
+
+    def clean(self) -> None:
+        """Empty the scratch folder for the next run; stop the server when something stayed in it."""
+        from .workspace import empty_folder
+
+        self.busy = False
+        if self.alive:
+            empty_folder(self.scratch)
+            if any(self.scratch.iterdir()):
+                self.stop()
+
+    def stop(self, group: int | None = None) -> None:
+        """Kill the server, the run's process ``group`` when given, and remove the scratch folder (only from
+        the process that started the server: a forked process inherits the object, not the server)."""
+        self.alive = False
+        if self.stopped or self.owner != os.getpid():
+            return
+        self.stopped = True
+        if group is not None:
+            kill_group(group)
+        end_server(self.process, self.connection, self.scratch)
+
+
+_servers: list[PytestServer] = []
+
+
+def server_for(root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]]) -> PytestServer | None:
+    """A live server for runs in ``root``, marked busy until :meth:`PytestServer.clean`: a kept one that fits,
+    else a new one (the oldest goes). None when none could start, or when the one for ``root`` is busy with
+    another thread's run: the caller runs pytest cold. A forked process starts its own."""
+    _servers[:] = [s for s in _servers if s.owner == os.getpid()]
+    for server in _servers:
+        if server.fits(root, sandbox):
+            if server.busy:
+                return None
+            _servers.remove(server)
+            _servers.insert(0, server)
+            server.busy = True
+            return server
+    for server in [s for s in _servers if s.root == root or not s.alive]:
+        _servers.remove(server)
+        server.stop()
+    while len(_servers) >= KEPT_SERVERS:
+        _servers.pop().stop()
+    server = PytestServer(root, sandbox, environment)
+    if not server.alive:
+        return None
+    _servers.insert(0, server)
+    server.busy = True
+    return server
+
+
+def stop_servers() -> None:
+    while _servers:
+        _servers.pop().stop()
+
+
+atexit.register(stop_servers)
+
+
+def serve() -> None:
+    """The server: import pytest and its plugins, say ready, then fork a child per request and relay its output.
+
+    Requests come from the harness (trusted) as pickles on standard input; answers go back as plain
+    bytes: output chunks, then the exit code. The server never runs a request's code itself.
+    """
+    answers, sandboxed = Connection(int(sys.argv[1])), sys.argv[2] == "1"
+    _non_dumpable()
+    _preload()
+    base_path = list(sys.path)
+    kept = Kept(folders=(os.getcwd(), os.environ["TMPDIR"]), dev=frozenset(os.listdir("/dev")) if sandboxed else None)
+    answers.send_bytes(READY)
+    stdin = sys.stdin.buffer
+    while True:
+        try:
+            request = pickle.load(stdin)
+        except EOFError:
+            return  # the harness is gone
+        reader, writer = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            os.close(reader)
+            answers.close()
+            child(request, writer, base_path)
+        os.close(writer)
+        answers.send_bytes(CHILD + str(pid).encode())
+        while chunk := os.read(reader, CHUNK):
+            answers.send_bytes(OUTPUT + chunk)
+        os.close(reader)
+        _, status = os.waitpid(pid, 0)
+        _kill_leftovers(pid, sandboxed)
+        if sandboxed:
+            _clear_sandbox(kept)
+        answers.send_bytes(EXIT + str(os.waitstatus_to_exitcode(status)).encode())
+
+
+def _preload() -> None:
+    for name in PRELOADED:
+        importlib.import_module(name)
+    from _pytest.config import default_plugins
+
+    for plugin in (*default_plugins, "_argcomplete", "tracemalloc"):
+        importlib.import_module(f"_pytest.{plugin}")
+
+
+def _non_dumpable() -> None:
+    """No process without capabilities (a sandboxed child) may open this one's descriptors or memory."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: no sandbox either
+
+
+def child(request: PytestRequest, output: int, base_path: list[str]) -> None:
+    """One run, as a fresh ``python -m pytest`` (or ``isolated_pytest``) process would make it; never returns."""
+    real_exit = os._exit  # isolated_pytest notes exits by patching it
+    os.setsid()
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(output)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)  # nor may the run read the server's requests
+    os.close(devnull)
+    os.chdir(request.cwd)
+    os.environ.clear()
+    os.environ.update(request.env)
+    tempfile.tempdir = None  # tempfile caches the folder it found first
+    code = 1
+    try:
+        code = _pytest_main(request, base_path)
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            real_exit(code)
+
+
+def _pytest_main(request: PytestRequest, base_path: list[str]) -> int:
+    import threading
+
+    import pytest
+
+    from . import isolated_pytest
+
+    args = request.args
+    try:
+        if request.isolated:
+            sys.path[:] = base_path
+            sys.argv = [isolated_pytest.__file__, *args]
+            code = isolated_pytest.run(request.results, args, request.nonce)
+        else:  # ``python -m pytest``: the working folder first, then PYTHONPATH as given
+            extra = [os.path.abspath(p) for p in request.env.get("PYTHONPATH", "").split(os.pathsep) if p]
+            sys.path[:] = [request.cwd, *(p for p in extra if p not in base_path), *base_path]
+            sys.argv = [str(Path(pytest.__file__).with_name("__main__.py")), *args]
+            code = pytest.console_main()
+    except SystemExit as exc:
+        code = _exit_status(exc.code)
+    except BaseException:
+        sys.excepthook(*sys.exc_info())
+        code = 1
+    threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does at exit: join the threads
+    atexit._run_exitfuncs()
+    return code
+
+
+def _exit_status(code: object) -> int:
+    """The interpreter's own reading of ``SystemExit(code)``."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _kill_leftovers(pid: int, sandboxed: bool) -> None:
+    """Kill what the run left running: its process group, and in the sandbox (a PID namespace of its own)
+    every process but the server and the sandbox's init, until none is left."""
+    kill_group(pid)
+    if not sandboxed:
+        return
+    keep = {os.getpid(), os.getppid(), 1}
+    for _ in range(100):
+        others = [pid for pid in _living() if pid not in keep]
+        if not others:
+            return
+        for other in others:
+            try:
+                os.kill(other, signal.SIGKILL)
+            except OSError:
+                pass  # gone already
+        time.sleep(0.001)  # the sandbox's init reaps them
+
+
+def _living() -> list[int]:
+    """The processes this one sees, less zombies (killed, not yet reaped)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue  # gone already
+            if state != "Z":
+                pids.append(int(entry))
+    return pids
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a sandboxed server keeps between runs: the folders bound in (the workspace and the scratch folder,
+    which the harness empties) and the entries ``/dev`` had when it started."""
+
+    folders: tuple[str, ...]
+    dev: frozenset[str] | None
+
+
+def _clear_sandbox(kept: Kept) -> None:
+    """What a cold run's sandbox threw away with it, and a server's keeps: its private ``/tmp``, ``/dev/shm``,
+    files added to ``/dev``, System V shared memory, semaphores and message queues."""
+    _empty("/tmp", kept.folders)
+    _empty("/dev/shm", kept.folders)
+    for entry in set(os.listdir("/dev")) - (kept.dev or frozenset()):
+        _remove(f"/dev/{entry}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, remove in (("shm", libc.shmctl), ("sem", libc.semctl), ("msg", libc.msgctl)):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            remove(int(line.split()[1]), _IPC_RMID, None)
+
+
+_IPC_RMID = 0
+
+
+def _empty(folder: str, keep: tuple[str, ...]) -> None:
+    """Remove what is in ``folder``, but the ``keep`` folders (bound in: not this server's to remove) and the
+    folders that lead to them."""
+    try:
+        entries = [entry.path for entry in os.scandir(folder)]
+    except OSError:
+        return
+    for path in entries:
+        if path in keep:
+            continue
+        if any(k.startswith(path + os.sep) for k in keep):
+            _empty(path, keep)
+        else:
+            _remove(path)
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass  # gone already
