@@ -93,7 +93,8 @@ def test_a_signal_kills_the_verifier_and_removes_run_folders(
             os.killpg(process.pid, signum)  # Ctrl-C at a terminal reaches the whole foreground group
         else:
             process.send_signal(signum)
-        process.communicate(timeout=60)
+        output = process.communicate(timeout=60)[0].decode()
+        assert len(list(pids.iterdir())) == max(workers, 1), f"the interrupt did not end the session:\n{output}"
         assert _wait_for(lambda: not _running(pids), 10), f"verifiers left running: {_running(pids)}"
         assert _wait_for(lambda: not _leftovers(scratch), 10), f"left behind: {_leftovers(scratch)}"
     finally:

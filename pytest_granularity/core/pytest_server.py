@@ -149,7 +149,7 @@ class PytestServer:
         self.busy = False
         if self.alive:
             empty_folder(self.scratch)
-            if any(self.scratch.iterdir()):
+            if not self.scratch.is_dir() or any(self.scratch.iterdir()):  # gone: an interrupt removed it
                 self.stop()
 
     def stop(self, group: int | None = None) -> None:

@@ -266,7 +266,10 @@ def _discard(root: Path, keep: bool) -> None:
 
 
 def empty_folder(root: Path) -> None:
-    """Remove everything in ``root`` but ``root`` itself (a folder something else is bound to)."""
+    """Remove everything in ``root`` but ``root`` itself (a folder something else is bound to); a folder that
+    is gone (an interrupt removed it) is fine."""
+    if not root.is_dir():
+        return
     for entry in list(root.iterdir()):
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
