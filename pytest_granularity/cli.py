@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .core.sandbox import MODES as SANDBOX_MODES
-from .core.tasks import find_task_files
+from .core.tasks import find_task_files, load_task
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
@@ -181,6 +181,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
 
 
+def _task_ids(root: Path) -> list[str]:
+    return [load_task(path).id for path in find_task_files([root])]
+
+
+def _check_coverage(missing: list[str], args: argparse.Namespace) -> None:
+    """Refuse, before any fitting, runs that do not cover every task under ``--tasks``."""
+    if missing:
+        named = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise ValueError(
+            f"--runs {args.runs}: no micro, macro and hybrid runs without a fault for {len(missing)} of the tasks"
+            f" under {args.tasks} ({named}); give the runs of every task (train without --runs makes them),"
+            " or point --tasks at the tasks they cover"
+        )
+
+
 def _train(args: argparse.Namespace) -> int:
     try:
         from .routing import training
@@ -194,13 +209,14 @@ def _train(args: argparse.Namespace) -> int:
         if not find_task_files([args.tasks]):
             raise ValueError(f"--tasks: no {args.tasks}/**/task.yaml found")
         runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
+        indexed = training.index_runs(runs)
+        _check_coverage(training.uncovered(indexed, _task_ids(args.tasks)), args)
     except (DefinitionError, ValueError) as exc:
         print(f"granularity train: {exc}", file=sys.stderr)
         return 2
     if not args.runs:
         training.write_runs(args.save_runs, runs)
         print(f"runs kept in {args.save_runs}")
-    indexed = training.index_runs(runs)
     infos = training.task_infos(args.tasks)
     router = training.fit_router(indexed, infos, infos)
     evaluation = {scheme: training.evaluate(indexed, infos, scheme) for scheme in ("family", "kfold")}

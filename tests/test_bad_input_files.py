@@ -257,6 +257,21 @@ def test_a_bad_output_path_is_refused_before_any_work(tmp_path, capsys, argv, me
     assert listing(tmp_path) == before, "WROTE-OUTSIDE: a refused command wrote files"
 
 
+def test_train_refuses_runs_that_do_not_cover_its_tasks_before_fitting(tmp_path, capsys):
+    """A fold of tasks without runs trained on nothing: a scikit-learn traceback after 12 s, before."""
+    pytest.importorskip("sklearn")
+    tasks = Path(__file__).parent.parent / "benchmark_tasks"
+    argv = ["train", "--runs", str(_report(tmp_path)), "--tasks", str(tasks), "-o", str(tmp_path / "router.json")]
+    ended = cli(argv, capsys, seconds=20)
+    assert_refused(
+        ended,
+        f"granularity train: --runs {tmp_path}/r.json: no micro, macro and hybrid runs without a fault for 80 of"
+        f" the tasks under {tasks} (hookshot-config-log-capacity, * and 77 more); give the runs of every task"
+        " (train without --runs makes them), or point --tasks at the tasks they cover",
+    )
+    assert not (tmp_path / "router.json").exists()
+
+
 def test_train_writes_its_router_into_a_folder_it_creates(tmp_path, capsys):
     """Correct handling: a missing folder for ``-o`` is made, as for every other output."""
     pytest.importorskip("sklearn")

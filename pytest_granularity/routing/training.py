@@ -72,6 +72,15 @@ def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str
     return labels
 
 
+NEEDED_POLICIES = ("micro", "macro", "hybrid")
+"""Every task's runs without a fault that labels, costs and folds are made of."""
+
+
+def uncovered(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> list[str]:
+    """The tasks that lack a run of a needed policy: a fold of them would train on nothing."""
+    return sorted(t for t in tasks if any((t, policy, NO_FAULT) not in runs for policy in NEEDED_POLICIES))
+
+
 def failure_event(run: RunResult) -> FailureEvent:
     """What the executor saw when the macro policy's run stopped at its failure."""
     changed = len(run.created) + len(run.modified) + len(run.deleted)
