@@ -31,6 +31,7 @@ from . import test_timer
 from .interrupts import kill_group, tracked_folder, tracked_process
 from .pytest_server import PytestRequest, server_for
 from .sandbox import NO_SANDBOX, Sandbox
+from .test_output import normalise_wording
 from .test_timer import ENV as TIMER_ENV
 
 OUTPUT_TAIL_LINES = 40
@@ -263,4 +264,4 @@ def _stable(text: str, cwd: Path, scratch: Path) -> str:
     this run and removed after it, so they neither litter the machine nor show a varying path.
     """
     text = text.replace(str(scratch), "<tmp>").replace(str(cwd), "<workspace>")
-    return _ADDRESS.sub(" at 0x?", _DURATION.sub("", text))
+    return normalise_wording(_ADDRESS.sub(" at 0x?", _DURATION.sub("", text)))
