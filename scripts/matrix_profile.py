@@ -88,7 +88,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--label", default="matrix")
     parser.add_argument("--plot", type=Path)
-    parser.add_argument("--json", type=Path, help="also keep the report's summaries here")
+    parser.add_argument("--json", type=Path, help="also keep the report here (its run records beside it, .jsonl)")
     parser.add_argument("--cold", action="store_true", help="a fresh interpreter for every pytest run")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="granularity-profile-") as scratch:
@@ -97,6 +97,7 @@ def main() -> int:
         summary = json.loads(report.read_text())
         if options.json:
             options.json.write_text(report.read_text())
+            options.json.with_suffix(".jsonl").write_text(report.with_suffix(".jsonl").read_text())
     print(table(summary["phases"], wall, options.workers, options.label))
     if options.plot:
         plot(summary["phases"], options.plot, f"{options.label}: {wall:.0f} s with -n {options.workers}")

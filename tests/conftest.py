@@ -42,6 +42,14 @@ def connected(listener: socket.socket) -> bool:
 
 
 @pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytest project made of tests/data's tasks and packages (not the recorded pytest outputs and their
+    probe suite, whose failing tests a run there would collect)."""
+    shutil.copytree(DATA, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("pytest_wording"))
+    return pytester
+
+
+@pytest.fixture
 def data_copy(tmp_path: Path) -> Path:
     """A private copy of tests/data, so tests may break it freely."""
     target = tmp_path / "data"

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DATA, REPO
+from conftest import REPO
 
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.core.result import RunResult
@@ -375,12 +375,6 @@ def test_non_utf8_task_file_is_an_error_naming_it(fix_add):
 
 
 # --- collection and options (end to end) -------------------------------------------------------
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(DATA, pytester.path, dirs_exist_ok=True)
-    return pytester
 
 
 def _edit(path: Path, old: str, new: str) -> None:

@@ -105,12 +105,6 @@ def test_a_router_that_is_a_folder_is_one_error(tmp_path):
 # --- the plugin's options, end to end ----------------------------------------------------------
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(DATA, pytester.path, dirs_exist_ok=True)
-    return pytester
-
-
 def _usage_error(project: pytest.Pytester, *args: str) -> str:
     with time_bound():
         result = project.runpytest("tasks", *args)
