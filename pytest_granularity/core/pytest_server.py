@@ -9,7 +9,9 @@ sandbox a cold run would get, imports pytest and its plugins before any workspac
 working folder, environment, ``sys.path``, ``sys.argv``, standard input), runs pytest, finishes as
 the interpreter would (threads joined, ``atexit`` handlers run, streams flushed) and exits with
 pytest's status; its output reaches the caller over a pipe the server relays, so a run sees and
-prints what a cold run does. The child starts from the server's state, never from an earlier run's.
+prints what a cold run does. The child starts from the server's state, never from an earlier run's;
+the server freezes what it holds for the garbage collector first, so a child's collections neither
+scan nor copy the pages it shares with the server.
 
 What a child runs is agent-written code, so nothing it can do may reach the next run: the server
 makes itself non-dumpable, so a sandboxed child (no capabilities) cannot open the server's file
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import gc
 import importlib
 import os
 import pickle
@@ -180,7 +183,7 @@ def server_for(root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[
             _servers.insert(0, server)
             server.busy = True
             return server
-    for server in [s for s in _servers if s.root == root or not s.alive]:
+    for server in [s for s in _servers if not s.alive or s.process.poll() is not None]:
         _servers.remove(server)
         server.stop()
     while len(_servers) >= KEPT_SERVERS:
@@ -212,6 +215,7 @@ def serve() -> None:
     _preload()
     base_path = list(sys.path)
     kept = Kept(folders=(os.getcwd(), os.environ["TMPDIR"]), dev=frozenset(os.listdir("/dev")) if sandboxed else None)
+    gc.freeze()  # what the server holds is never collected in a child: its pages stay shared, not copied
     answers.send_bytes(READY)
     stdin = sys.stdin.buffer
     while True:
