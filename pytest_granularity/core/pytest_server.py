@@ -172,8 +172,10 @@ _servers: list[PytestServer] = []
 
 def server_for(root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]]) -> PytestServer | None:
     """A live server for runs in ``root``, marked busy until :meth:`PytestServer.clean`: a kept one that fits,
-    else a new one (the oldest goes). None when none could start, or when the one for ``root`` is busy with
-    another thread's run: the caller runs pytest cold. A forked process starts its own."""
+    else a new one (the oldest goes). None when none could start, where processes cannot fork, or when the one
+    for ``root`` is busy with another thread's run: the caller runs pytest cold. A forked process starts its own."""
+    if not hasattr(os, "fork"):
+        return None
     _servers[:] = [s for s in _servers if s.owner == os.getpid()]
     for server in _servers:
         if server.fits(root, sandbox):
