@@ -1,8 +1,8 @@
 """A warm pytest: one process per workspace folder that has imported pytest, forking a child per test run.
 
 Every pytest run the harness makes (the agent's ``run_tests``, a macro's validation, the verifier)
-used to start a fresh interpreter that imported pytest and its plugins again: about a fifth of a
-second per run, most of a fast suite's cost. A server started once per workspace folder (the
+used to start a fresh interpreter that imported pytest and its plugins again: about a third of a
+second per run here, most of a fast suite's cost. A server started once per workspace folder (the
 runner gives every run of a process the same folder, see ``Workspace.for_task``), inside the same
 sandbox a cold run would get, imports pytest and its plugins before any workspace path is on
 ``sys.path`` and forks one child per run. The child sets up what a fresh process would have (its
@@ -17,7 +17,9 @@ What a child runs is agent-written code, so nothing it can do may reach the next
 makes itself non-dumpable, so a sandboxed child (no capabilities) cannot open the server's file
 descriptors or memory through ``/proc``; the child closes the server's request and answer pipes;
 whatever a run leaves running is killed when it ends (its process group, and with the sandbox
-every other process in the sandbox's PID namespace); the run's scratch folder is emptied. A run
+every other process in the sandbox's PID namespace); the run's scratch folder is emptied, and so
+is what a fresh sandbox would have thrown away (its private ``/tmp``, ``/dev/shm``, files added to
+``/dev``, System V IPC objects; POSIX message queues stay until the server goes). A run
 past its timeout takes the server with it (the next run starts a new one), as a cold run's process
 group is killed. A child that kills the server ends its own run as a process killed by a signal.
 """
