@@ -143,8 +143,10 @@ def _run_with(
 
 def _cold(sandbox: Sandbox, timeout: float, request: PytestRequest) -> tuple[bytes, int | None]:
     """A fresh interpreter: ``python -m pytest``, or the ``isolated_pytest`` script with the nonce on stdin."""
-    python = [sys.executable, "-s", "-B", str(ISOLATED_SCRIPT), request.results] if request.isolated else None
-    command = [*(python or [sys.executable, "-m", "pytest"]), *request.args]
+    if request.isolated:
+        command = [sys.executable, "-s", "-B", str(ISOLATED_SCRIPT), request.results, *request.args]
+    else:
+        command = [sys.executable, "-m", "pytest", *request.args]
     command = sandbox.command(command, writable=[Path(request.cwd), Path(request.env["TMPDIR"])])
     stdin = f"{request.nonce}\n".encode() if request.isolated else None
     return run_process(command, Path(request.cwd), request.env, timeout, stdin)

@@ -218,7 +218,7 @@ def serve() -> None:
     _non_dumpable()
     _preload()
     base_path = list(sys.path)
-    kept = Kept(folders=(os.getcwd(), os.environ["TMPDIR"]), dev=frozenset(os.listdir("/dev")) if sandboxed else None)
+    kept = Kept(folders=(os.getcwd(), os.environ["TMPDIR"]), dev=frozenset(os.listdir("/dev")))
     gc.freeze()  # what the server holds is never collected in a child: its pages stay shared, not copied
     answers.send_bytes(READY)
     stdin = sys.stdin.buffer
@@ -366,7 +366,7 @@ class Kept:
     which the harness empties) and the entries ``/dev`` had when it started."""
 
     folders: tuple[str, ...]
-    dev: frozenset[str] | None
+    dev: frozenset[str]
 
 
 def _clear_sandbox(kept: Kept) -> None:
@@ -374,7 +374,7 @@ def _clear_sandbox(kept: Kept) -> None:
     files added to ``/dev``, System V shared memory, semaphores and message queues."""
     _empty("/tmp", kept.folders)
     _empty("/dev/shm", kept.folders)
-    for entry in set(os.listdir("/dev")) - (kept.dev or frozenset()):
+    for entry in set(os.listdir("/dev")) - kept.dev:
         _remove(f"/dev/{entry}")
     libc = ctypes.CDLL(None, use_errno=True)
     for kind, remove in (("shm", libc.shmctl), ("sem", libc.semctl), ("msg", libc.msgctl)):
