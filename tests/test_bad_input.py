@@ -10,6 +10,7 @@ import copy
 import json
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,15 @@ def test_exit_zero_at_import_of_the_project_is_a_failed_run(fix_add):
     verdict = _verdict(fix_add, _prepend(fix_add, "calc/__init__.py", EXIT_ZERO))
     assert not verdict.accepted and verdict.infrastructure_error is None
     assert verdict.output.startswith("[verifier] pytest ended (exit code 0) without recording its results")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_signal_the_project_sends_itself_is_a_failed_run_not_an_error_row(fix_add, signum):
+    """An error row is left out of the success rate: a workspace that kills its own verifier must fail."""
+    kill = f"import os\nos.kill(os.getpid(), {int(signum)})\n"
+    verdict = _verdict(fix_add, _prepend(fix_add, "calc/__init__.py", kill), solved=True)
+    assert not verdict.accepted and verdict.infrastructure_error is None
+    assert verdict.output.startswith(f"[verifier] pytest was killed by signal {int(signum)} without recording")
 
 
 def test_system_exit_at_import_of_the_project_is_a_failed_run(fix_add):

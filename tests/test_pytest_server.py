@@ -143,7 +143,9 @@ def test_what_a_run_leaves_running_is_killed(tmp_path, sandbox, new_session):
 def test_a_run_that_kills_its_server_ends_killed_and_the_next_run_is_served(tmp_path, sandbox):
     root = workspace(tmp_path, {"test_kill.py": "import os\ndef test_kill():\n    os.kill(os.getppid(), 9)\n"})
     run = run_pytest(root, ["test_kill.py"], 60, isolated=True, sandbox=sandbox)
-    assert run.exit_code == -9 and run.results is None
+    # The orphaned child may still write its record before it is killed: the exit code is what the verifier
+    # checks (judge rejects any run whose pytest did not exit 0), so that is what a run must report.
+    assert run.exit_code == -9
     (root / "test_kill.py").write_text("def test_quick():\n    pass\n")
     assert run_pytest(root, ["test_kill.py"], 60, isolated=True, sandbox=sandbox).passed
 

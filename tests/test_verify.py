@@ -3,12 +3,13 @@ from __future__ import annotations
 import dataclasses
 
 from pytest_granularity.agents.reference import ReferenceAgent
+from pytest_granularity.core.pytest_process import PytestRun
 from pytest_granularity.core.workspace import Workspace, solution_files
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task
 from pytest_granularity.run.taskcheck import check_task_file
-from pytest_granularity.verifier.verify import VERIFIER_DIR, verify
+from pytest_granularity.verifier.verify import VERIFIER_DIR, judge, verify
 
 
 def test_verifier_rejects_untouched_and_accepts_reference(fix_add):
@@ -72,3 +73,21 @@ def test_task_check_names_a_bad_reference_macro_call(fix_add):
     fix_add.path.write_text(fix_add.path.read_text().replace('old: "SCALE = 2"', "old: 2"))
     check = check_task_file(fix_add.path, MacroRegistry.load())
     assert check.problems == ("macro.args.old: 2 is not of type 'string'",)
+
+
+def test_a_passing_record_from_a_run_that_was_killed_is_rejected():
+    """A warm server's child can write its record after the server died under it: the exit code decides."""
+    canary = "_granularity_verifier/test_canary.py::test_canary"
+    results = {
+        "exitstatus": 0,
+        "collected": [canary, "_granularity_verifier/test_v.py::test_v"],
+        "deselected": 0,
+        "errors": [],
+        "outcomes": {"_granularity_verifier/test_v.py::test_v": "passed", canary: "failed"},
+        "canaries": {canary: "failed"},
+        "internal_error": None,
+    }
+    assert judge(PytestRun(0, "", False, results), canary).accepted
+    verdict = judge(PytestRun(-9, "", False, results), canary)
+    assert not verdict.accepted and verdict.infrastructure_error is None
+    assert verdict.output.startswith("[verifier] pytest exited -9 (its own status 0)")

@@ -77,8 +77,6 @@ def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
     if results is not None and "exited" in results:
         return _exited(run, results["exited"])
     if results is None:
-        if run.exit_code is not None and run.exit_code < 0:
-            return Verdict(False, run.tail(), f"verifier was killed by signal {-run.exit_code}")
         return _stopped_by_workspace(run)
     status = results["exitstatus"]
     if status == INTERNAL_ERROR and results["internal_error"] == "workspace":
@@ -106,10 +104,12 @@ def _exited(run: PytestRun, exited: dict[str, Any]) -> Verdict:
 
 
 def _stopped_by_workspace(run: PytestRun) -> Verdict:
-    return _rejected(
-        run,
-        f"pytest ended (exit code {run.exit_code}) without recording its results: code in the workspace stopped it",
-    )
+    """A rejection, never an infrastructure error: a run that ended itself, by ``os._exit`` or by a signal
+    (``os.kill(os.getpid(), 9)``, a warm server killed under it), must not turn a failure into an error row.
+    The harness's own kills (timeout, interrupt) never reach a verdict."""
+    code = run.exit_code
+    how = f"was killed by signal {-code}" if code is not None and code < 0 else f"ended (exit code {code})"
+    return _rejected(run, f"pytest {how} without recording its results: code in the workspace stopped it")
 
 
 def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None, allow_skips: bool) -> str | None:
