@@ -30,6 +30,7 @@ from typing import Any
 from . import test_timer
 from .interrupts import kill_group, tracked_folder, tracked_process
 from .pytest_server import PytestRequest, server_for
+from .rewrite_cache import vouched_for
 from .sandbox import NO_SANDBOX, Sandbox
 from .test_output import normalise_wording
 from .test_timer import ENV as TIMER_ENV
@@ -131,7 +132,8 @@ def _run_with(
     env = _environment(cwd, scratch, isolated)
     results, nonce = scratch / "granularity-results.json", secrets.token_hex(16)
     pytest_args = _isolated_args(cwd, scratch, options) if isolated else options
-    output, exit_code = launch(PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce))
+    vouched = frozenset() if isolated else vouched_for(cwd)  # the hidden verifier teaches a server nothing
+    output, exit_code = launch(PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce, vouched))
     timed_out = exit_code is None
     text = _stable(output.decode("utf-8", errors="replace"), cwd, scratch)
     recorded = _read_results(results, nonce) if isolated and not timed_out else None

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .interrupts import end_server, kill_group, track_folder, track_process, untrack_process
+from .rewrite_cache import HINTS_BYTES, RewriteCache, hinted
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -74,6 +75,8 @@ class PytestRequest:
     isolated: bool
     results: str
     nonce: str
+    vouched: frozenset[bytes] = frozenset()
+    """Digests of the files whose rewritten asserts the server may keep after this run (``rewrite_cache``)."""
 
 
 class PytestServer:
@@ -219,6 +222,7 @@ def serve() -> None:
     _preload()
     base_path = list(sys.path)
     kept = Kept(folders=(os.getcwd(), os.environ["TMPDIR"]), dev=frozenset(os.listdir("/dev")))
+    rewrites = RewriteCache()
     gc.freeze()  # what the server holds is never collected in a child: its pages stay shared, not copied
     answers.send_bytes(READY)
     stdin = sys.stdin.buffer
@@ -228,14 +232,17 @@ def serve() -> None:
         except EOFError:
             return  # the harness is gone
         reader, writer = os.pipe()
+        hints_reader, hints_writer = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             os.close(reader)
+            os.close(hints_reader)
             answers.close()
-            child(request, writer, base_path)
+            child(request, writer, base_path, rewrites, hints_writer)
         os.close(writer)
+        os.close(hints_writer)
         answers.send_bytes(CHILD + str(pid).encode())
         while chunk := os.read(reader, CHUNK):
             answers.send_bytes(OUTPUT + chunk)
@@ -245,6 +252,10 @@ def serve() -> None:
         if sandboxed:
             _clear_sandbox(kept)
         answers.send_bytes(EXIT + str(os.waitstatus_to_exitcode(status)).encode())
+        hints = _read_available(hints_reader, HINTS_BYTES)
+        if request.vouched:
+            rewrites.learn(hints, request.cwd, request.vouched)
+            gc.freeze()
 
 
 def _preload() -> None:
@@ -264,9 +275,24 @@ def _non_dumpable() -> None:
         pass  # not Linux: no sandbox either
 
 
-def child(request: PytestRequest, output: int, base_path: list[str]) -> None:
-    """One run, as a fresh ``python -m pytest`` (or ``isolated_pytest``) process would make it; never returns."""
+def _read_available(fd: int, limit: int) -> bytes:
+    """What is in the pipe now, up to ``limit``; never waits (a process the run left may still hold it open)."""
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, limit)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def child(request: PytestRequest, output: int, base_path: list[str], rewrites: RewriteCache, hints: int) -> None:
+    """One run, as a fresh ``python -m pytest`` (or ``isolated_pytest``) process would make it; never returns.
+
+    It tells the server, on ``hints``, which test files it rewrote itself (see ``rewrite_cache``)."""
     real_exit = os._exit  # isolated_pytest notes exits by patching it
+    misses: list[str] = []
+    rewrites.install(misses)
     os.setsid()
     os.dup2(output, 1)
     os.dup2(output, 2)
@@ -285,8 +311,18 @@ def child(request: PytestRequest, output: int, base_path: list[str]) -> None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
+            _tell(hints, hinted(misses))
         finally:
             real_exit(code)
+
+
+def _tell(fd: int, message: bytes) -> None:
+    """Write without waiting: a pipe the run filled itself is its loss, not a hang."""
+    try:
+        os.set_blocking(fd, False)
+        os.write(fd, message)
+    except OSError:
+        pass
 
 
 def _pytest_main(request: PytestRequest, base_path: list[str]) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from .interrupts import track_folder, untrack_folder
+from .rewrite_cache import forget, vouch
 from .tasks import Task
 
 IGNORED_DIRS = frozenset(
@@ -153,7 +154,9 @@ class Workspace:
         except BaseException:
             _discard(root, keep=reuse)
             raise
-        return cls(root, reuse)
+        workspace = cls(root, reuse)
+        vouch(root, workspace.initial)
+        return workspace
 
     def __enter__(self) -> Workspace:
         return self
@@ -262,6 +265,7 @@ def _discard(root: Path, keep: bool) -> None:
         empty_folder(root)
     else:
         shutil.rmtree(root, ignore_errors=True)
+    forget(root)
     untrack_folder(root)
 
 
