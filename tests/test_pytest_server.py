@@ -224,3 +224,39 @@ def test_a_busy_server_is_not_shared(tmp_path):
     assert first is not None and pytest_server.server_for(root, NO_SANDBOX, environment) is None
     first.clean()
     assert pytest_server.server_for(root, NO_SANDBOX, environment) is first
+
+
+def test_what_the_sandbox_bound_in_under_tmp_is_kept_as_the_kernel_names_it():
+    mountinfo = (
+        "36 35 98:0 / / ro,relatime - ext4 /dev/root ro\n"
+        "40 36 0:33 / /tmp rw - tmpfs tmpfs rw\n"
+        "41 40 98:0 /ci/.venv /tmp/ci/.venv ro - ext4 /dev/root ro\n"
+        "42 40 98:0 /my\\040project /tmp/my\\040project ro - ext4 /dev/root ro\n"
+        "43 36 0:34 / /dev/shm rw - tmpfs tmpfs rw\n"
+        "44 36 98:0 /usr /usr ro - ext4 /dev/root ro\n"
+    )
+    assert pytest_server._bound_in(mountinfo) == ["/tmp/ci/.venv", "/tmp/my project"]
+
+
+KEPT_FOLDERS = """
+import sys
+
+def test_kept_folders():
+    frame = sys._getframe()
+    while "kept" not in frame.f_locals:
+        frame = frame.f_back
+    print("FOLDERS", frame.f_locals["kept"].folders)
+"""
+
+
+@needs_bwrap
+def test_an_installation_bound_in_under_tmp_is_never_emptied_between_runs(tmp_path, monkeypatch):
+    """A checkout and its virtualenv under /tmp are bound in read-only: walking them after every run cost a
+    warm run more than it saved."""
+    library = tmp_path / "lib"
+    (library / "pkg").mkdir(parents=True)
+    (library / "pkg" / "module.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(library))
+    root = workspace(tmp_path, {"test_kept.py": KEPT_FOLDERS})
+    run = run_pytest(root, ["-s", "test_kept.py"], 60, sandbox=BWRAP)
+    assert f"'{library}'" in run.output and (library / "pkg" / "module.py").is_file()

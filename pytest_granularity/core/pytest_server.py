@@ -32,6 +32,7 @@ import gc
 import importlib
 import os
 import pickle
+import re
 import shutil
 import signal
 import subprocess
@@ -221,7 +222,8 @@ def serve() -> None:
     _non_dumpable()
     _preload()
     base_path = list(sys.path)
-    kept = Kept(folders=(os.getcwd(), os.environ["TMPDIR"]), dev=frozenset(os.listdir("/dev")))
+    bound = dict.fromkeys([os.getcwd(), os.environ["TMPDIR"], *_bound_in()])
+    kept = Kept(folders=tuple(bound), dev=frozenset(os.listdir("/dev")))
     rewrites = RewriteCache()
     gc.freeze()  # what the server holds is never collected in a child: its pages stay shared, not copied
     answers.send_bytes(READY)
@@ -399,17 +401,40 @@ def _living() -> list[int]:
 @dataclass(frozen=True)
 class Kept:
     """What a sandboxed server keeps between runs: the folders bound in (the workspace and the scratch folder,
-    which the harness empties) and the entries ``/dev`` had when it started."""
+    which the harness empties, and the Python installation where it lies under ``/tmp``) and the entries
+    ``/dev`` had when it started."""
 
     folders: tuple[str, ...]
     dev: frozenset[str]
 
 
+CLEARED = ("/tmp", "/dev/shm")
+"""The sandbox's private folders, emptied after every run."""
+
+
+def _bound_in(mountinfo: str | None = None) -> list[str]:
+    """What the sandbox bound in under the folders it clears (``/proc/self/mountinfo``): not the server's to
+    empty. A read-only installation under ``/tmp`` (a checkout and its virtualenv there) would otherwise be
+    walked, file by file, after every run."""
+    if mountinfo is None:
+        try:
+            mountinfo = Path("/proc/self/mountinfo").read_text()
+        except OSError:
+            mountinfo = ""
+    points = [_unescaped(line.split()[4]) for line in mountinfo.splitlines() if len(line.split()) > 4]
+    return [p for p in points if any(p.startswith(folder + os.sep) for folder in CLEARED)]
+
+
+def _unescaped(field: str) -> str:
+    """A mountinfo path: the kernel writes space, tab, newline and backslash as octal escapes."""
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field)
+
+
 def _clear_sandbox(kept: Kept) -> None:
     """What a cold run's sandbox threw away with it, and a server's keeps: its private ``/tmp``, ``/dev/shm``,
     files added to ``/dev``, System V shared memory, semaphores and message queues."""
-    _empty("/tmp", kept.folders)
-    _empty("/dev/shm", kept.folders)
+    for folder in CLEARED:
+        _empty(folder, kept.folders)
     for entry in set(os.listdir("/dev")) - kept.dev:
         _remove(f"/dev/{entry}")
     libc = ctypes.CDLL(None, use_errno=True)
