@@ -66,7 +66,11 @@ class RewriteCache:
     """A server's rewritten test files: filled by the server (``learn``), read by its children (``install``)."""
 
     def __init__(self) -> None:
+        """Made in the server, with pytest imported: what its ``_rewrite_test`` returns is read once, here."""
+        from _pytest.assertion import rewrite
+
         self.codes: dict[tuple[str, bytes], CodeType] = {}
+        self.first = _first_result(rewrite._rewrite_test)
 
     def install(self, misses: list[str]) -> None:
         """In a child: pytest takes kept code for a file whose content it was made from, and rewrites the
@@ -74,8 +78,7 @@ class RewriteCache:
         does not know, and where assertion pass hooks are on (the server's code has none)."""
         from _pytest.assertion import rewrite
 
-        original = rewrite._rewrite_test
-        first = _first_result(original)
+        original, first = rewrite._rewrite_test, self.first
         if first is None:
             return
 
@@ -127,19 +130,12 @@ def _first_result(rewrite_test: Callable[..., Any]) -> Callable[[Path, bytes], A
 def _read_regular(path: str) -> bytes | None:
     """A regular file's bytes; None for anything else (a FIFO or a device would block or never end)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            info = os.fstat(file.fileno())
+            regular = stat.S_ISREG(info.st_mode) and info.st_size <= LARGEST_FILE
+            return file.read(LARGEST_FILE + 1) if regular else None
     except OSError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > LARGEST_FILE:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as file:
-            return file.read(LARGEST_FILE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _rewritten(path: str, source: bytes) -> CodeType | None:
