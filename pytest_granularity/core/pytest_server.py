@@ -30,6 +30,7 @@ import atexit
 import ctypes
 import gc
 import importlib
+import inspect
 import os
 import pickle
 import re
@@ -267,6 +268,9 @@ def _preload() -> None:
 
     for plugin in (*default_plugins, "_argcomplete", "tracemalloc"):
         importlib.import_module(f"_pytest.{plugin}")
+    # A failure's traceback looks its source up with inspect.getmodule, which maps every loaded module's
+    # file (a realpath each) the first time: done here once, a child maps only the modules it imported.
+    inspect.getmodule(_preload.__code__)
 
 
 def _non_dumpable() -> None:
