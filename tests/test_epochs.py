@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
+import zlib
+from statistics import fmean, median
 
 import pytest
 
 from pytest_granularity.core.result import RunIdentity, RunResult, identity_in
 from pytest_granularity.gate.metrics import (
+    RESAMPLES,
     bootstrap_ci,
     cluster_bootstrap_ci,
     epoch_summaries,
@@ -64,6 +68,41 @@ def test_epoch_summary_by_hand():
 def test_cluster_bootstrap_of_single_runs_is_the_plain_bootstrap():
     values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
     assert cluster_bootstrap_ci([[v] for v in values], "seed") == bootstrap_ci(values, "seed")
+
+
+def _choices_bootstrap(values, seed, statistic=fmean):
+    """The intervals as first published: ``random.choices``, one resample after another."""
+    rng = random.Random(zlib.crc32(seed.encode()))
+    estimates = sorted(statistic(rng.choices(values, k=len(values))) for _ in range(RESAMPLES))
+    return (estimates[int(0.025 * RESAMPLES)], estimates[int(0.975 * RESAMPLES) - 1])
+
+
+def _choices_cluster_bootstrap(clusters, seed):
+    rng = random.Random(zlib.crc32(seed.encode()))
+    totals = [(sum(c), len(c)) for c in clusters]
+    estimates = []
+    for _ in range(RESAMPLES):
+        drawn = rng.choices(totals, k=len(totals))
+        estimates.append(sum(t for t, _ in drawn) / sum(n for _, n in drawn))
+    estimates.sort()
+    return (estimates[int(0.025 * RESAMPLES)], estimates[int(0.975 * RESAMPLES) - 1])
+
+
+@pytest.mark.parametrize("size", [2, 3, 17, 80, 561])
+def test_intervals_are_those_random_choices_gave(size):
+    """numpy draws the resamples now (for speed): every interval must be the one ``random.choices`` gave,
+    to the last bit, for success flags, token counts and float differences alike."""
+    source = random.Random(size)
+    flags = [float(source.random() < 0.6) for _ in range(size)]
+    tokens = [source.randrange(100, 90_000) for _ in range(size)]
+    differences = [source.uniform(-1, 1) / 3 for _ in range(size)]
+    for i, values in enumerate((flags, tokens, differences)):
+        seed = f"micro|none|{size}|{i}"
+        assert bootstrap_ci(values, seed) == _choices_bootstrap(values, seed)
+        assert bootstrap_ci(values, seed, median) == _choices_bootstrap(values, seed, median)
+    clusters = [[float(source.random() < 0.5) for _ in range(source.randrange(1, 5))] for _ in range(size)]
+    assert cluster_bootstrap_ci(clusters, "c") == _choices_cluster_bootstrap(clusters, "c")
+    assert cluster_bootstrap_ci([[t] for t in tokens], "t") == _choices_cluster_bootstrap([[t] for t in tokens], "t")
 
 
 def test_intervals_resample_tasks_not_runs():
