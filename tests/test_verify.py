@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+from pathlib import Path
+
+import pytest
 
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.core.pytest_process import PytestRun
@@ -45,6 +49,27 @@ def test_a_planted_conftest_cannot_make_the_verifier_pass(fix_add):
             "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
         )
         assert not verify(fix_add, ws).accepted
+
+
+@pytest.mark.parametrize("where", ["cache", "sourceless"])
+def test_planted_bytecode_cannot_make_the_verifier_pass(fix_add, where):
+    """The solution compiled behind the untouched source: Python would run it, and no diff would show it."""
+    with Workspace.for_task(fix_add) as ws:
+        source = ws.root / "calc" / "ops.py"
+        code = compile(solution_files(fix_add)["calc/ops.py"], str(source), "exec")
+        if where == "cache":
+            stat = source.stat()
+            pyc = Path(importlib.util.cache_from_source(str(source)))
+            data = importlib._bootstrap_external._code_to_timestamp_pyc(code, stat.st_mtime, stat.st_size)
+        else:  # a lone .pyc is imported where no source is
+            pyc = source.with_suffix(".pyc")
+            source.unlink()
+            data = importlib._bootstrap_external._code_to_timestamp_pyc(code, 0, 0)
+        pyc.parent.mkdir(exist_ok=True)
+        pyc.write_bytes(data)
+        assert not ws.changes().paths or where == "sourceless"  # the diff does not show the bytecode
+        assert not verify(fix_add, ws).accepted
+        assert not pyc.exists()
 
 
 def test_run_result_records_the_run(fix_add):

@@ -15,6 +15,7 @@ start is an infrastructure error, kept apart from agent failures.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from ..core.isolated_pytest import CANARY_PREFIX
 from ..core.pytest_process import PytestRun, run_pytest
 from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.tasks import Task
-from ..core.workspace import Workspace, overlay, read_tree
+from ..core.workspace import IGNORED_SUFFIXES, Workspace, overlay, read_tree
 
 VERIFIER_DIR = "_granularity_verifier"
 AGENT_FAILURE_CODES = (1, 2)
@@ -45,6 +46,7 @@ class Verdict:
 def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> Verdict:
     folder = workspace.root / VERIFIER_DIR
     _clear(folder)
+    _drop_bytecode(workspace.root)
     overlay(folder, task.verifier_tests)
     canary = canary_name(task)
     (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
@@ -136,6 +138,20 @@ def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None,
 
 def _rejected(run: PytestRun, reason: str) -> Verdict:
     return Verdict(False, f"[verifier] {reason}\n{run.tail()}")
+
+
+def _drop_bytecode(root: Path) -> None:
+    """Remove the compiled Python in the workspace before the tests import it. Nothing the harness
+    shows or compares sees bytecode (the diff, the changes and the memo of pytest runs skip
+    ``__pycache__`` and ``.pyc``), yet Python runs a ``__pycache__`` file whose header matches its
+    source's size and time, or a lone ``.pyc``, in place of the source: a cheat the diff would hide."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [d for d in dirnames if d == "__pycache__"]:
+            dirnames.remove(name)
+            _clear(Path(dirpath) / name)
+        for name in filenames:
+            if name.endswith(IGNORED_SUFFIXES):
+                (Path(dirpath) / name).unlink(missing_ok=True)
 
 
 def _clear(folder: Path) -> None:
