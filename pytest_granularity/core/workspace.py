@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
+from .folder_sync import sync
 from .interrupts import track_folder, untrack_folder
 from .rewrite_cache import forget, vouch
 from .tasks import Task
@@ -137,7 +138,7 @@ class Workspace:
     def __init__(self, root: Path, reused: bool = False) -> None:
         self.root = root
         self.reused = reused
-        """The folder outlives the run (``for_task(reuse=True)``): removing the workspace empties it."""
+        """The folder outlives the run (``for_task(reuse=True)``): the next run's ``for_task`` syncs it."""
         self.initial: dict[str, bytes] = read_tree(root)
 
     @classmethod
@@ -148,9 +149,7 @@ class Workspace:
         root = root.resolve()
         track_folder(root)
         try:
-            _materialise_fixture(task, root)
-            if task.setup is not None:
-                overlay(root, task.setup)
+            _materialise(task, root, reuse)
         except BaseException:
             _discard(root, keep=reuse)
             raise
@@ -260,9 +259,9 @@ def _ignore_caches(directory: str, names: list[str]) -> set[str]:
 
 
 def _discard(root: Path, keep: bool) -> None:
-    """Remove a workspace's folder, or with ``keep`` all that is in it."""
+    """Remove a workspace's folder; with ``keep``, leave what is in it for the next run's ``sync``."""
     if keep:
-        empty_folder(root)
+        _in_use.discard(root)
     else:
         shutil.rmtree(root, ignore_errors=True)
     forget(root)
@@ -282,10 +281,11 @@ def empty_folder(root: Path) -> None:
 
 
 _kept: dict[tuple[Path | None, int], Path] = {}
+_in_use: set[Path] = set()
 
 
 def _kept_folder(parent: Path | None) -> Path:
-    """The folder this process gives each of its runs in turn (empty between them), removed when it exits;
+    """The folder this process gives each of its runs in turn (one at a time), removed when it exits;
     a forked process (``tasks check --jobs``) makes its own."""
     key = (parent, os.getpid())
     if key not in _kept or not _kept[key].is_dir():  # gone: removed with its parent, or on an interrupt
@@ -293,8 +293,9 @@ def _kept_folder(parent: Path | None) -> Path:
         track_folder(home)  # an interrupt removes it with the rest
         (home / "workspace").mkdir()
         _kept[key] = home / "workspace"
-    if any(_kept[key].iterdir()):
+    if _kept[key].resolve() in _in_use:
         raise WorkspaceError(f"{_kept[key]}: the folder kept for this process's runs is still in use")
+    _in_use.add(_kept[key].resolve())
     return _kept[key]
 
 
@@ -302,7 +303,9 @@ def remove_kept_folders() -> None:
     """Remove the folders this process kept for its runs (at its exit; a pool's worker calls it itself, since
     multiprocessing ends its workers without ``atexit``)."""
     for key in [key for key in _kept if key[1] == os.getpid()]:
-        home = _kept.pop(key).parent
+        folder = _kept.pop(key)
+        _in_use.discard(folder.resolve())
+        home = folder.parent
         shutil.rmtree(home, ignore_errors=True)
         untrack_folder(home)
 
@@ -310,13 +313,28 @@ def remove_kept_folders() -> None:
 atexit.register(remove_kept_folders)
 
 
-def _materialise_fixture(task: Task, root: Path) -> None:
+def _materialise(task: Task, root: Path, kept: bool) -> None:
+    """The fixture and the setup overlay copied into ``root``; a kept folder, which holds what the last run
+    left, is brought to the same state by changing only what differs (``folder_sync``)."""
     if not task.fixture.is_dir():
         raise WorkspaceError(f"{task.path}: fixture folder {task.fixture} is missing")
+    sources = [task.fixture] if task.setup is None else [task.fixture, task.setup]
+    if kept and task.fixture_ref is None:
+        for source in sources:
+            check_links(source)
+        try:
+            sync(root, sources, _ignore_caches)
+            return
+        except OSError:
+            empty_folder(root)  # something the last run left could not be compared: copy afresh
+    elif kept:
+        empty_folder(root)
     if task.fixture_ref is None:
         overlay(root, task.fixture)
-        return
-    write_tree(root, _tree_at_ref(task.fixture, task.fixture_ref, task))
+    else:
+        write_tree(root, _tree_at_ref(task.fixture, task.fixture_ref, task))
+    if task.setup is not None:
+        overlay(root, task.setup)
 
 
 def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:

@@ -1,0 +1,113 @@
+"""Make a folder hold exactly what copying some source folders into it, empty, would give; touching only what differs.
+
+The runs of a process share one kept folder (``Workspace.for_task``), and most runs there are of the
+same fixture: an agent changes a few files, and emptying the folder and copying the fixture in again
+cost more than the run's own tools (creating a file is the dear part). ``sync`` compares instead and
+redoes only what differs. Its result is the copy's, entry for entry: the same paths and kinds, the
+same bytes, links and modes, the same modification times (``copy2`` keeps the source's), files owned
+by this process and linked nowhere else; and nothing else, caches and bytecode included. What a run
+left in the folder never reaches the next one: a file is never written through, a differing one is
+unlinked and copied anew, so a hard link or a symlink a run planted cannot carry a write elsewhere.
+Extended attributes are not compared (nothing the harness runs reads them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+Ignore = Callable[[str, list[str]], set[str]]
+"""``shutil.copytree``'s ``ignore``: the names in a source folder that are not copied."""
+
+
+def sync(root: Path, sources: Sequence[Path], ignore: Ignore) -> None:
+    """Make ``root`` what copying each of ``sources`` in turn (later ones win, links copied as links)
+    into an empty ``root`` would make it. Raises ``OSError`` when it cannot (a folder a run made
+    unreadable); the caller empties the folder and copies then."""
+    wanted = _entries(sources, ignore)
+    _remove_unwanted(root, "", wanted)
+    for rel, source in wanted.items():
+        _lay(root / rel, source)
+    for rel, source in reversed(wanted.items()):  # as copytree ends each folder: its mode and times
+        if source.is_dir() and not source.is_symlink():
+            shutil.copystat(source, root / rel, follow_symlinks=False)
+    for source in sources:
+        shutil.copystat(source, root)
+
+
+def _entries(sources: Sequence[Path], ignore: Ignore) -> dict[str, Path]:
+    """Every path a copy would hold, parents first, to the source entry it would be copied from."""
+    wanted: dict[str, Path] = {}
+    for source in sources:
+        for dirpath, dirnames, filenames in os.walk(source):
+            ignored = ignore(dirpath, dirnames + filenames)
+            dirnames[:] = sorted(d for d in dirnames if d not in ignored)
+            base = Path(dirpath)
+            rel_base = base.relative_to(source)
+            for name in [*dirnames, *sorted(f for f in filenames if f not in ignored)]:
+                wanted[(rel_base / name).as_posix()] = base / name
+    return wanted
+
+
+def _kind(mode: int) -> str:
+    return "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def _remove_unwanted(folder: Path, prefix: str, wanted: dict[str, Path]) -> None:
+    """Remove what the copy would not hold, or holds as another kind; descend into the folders it keeps."""
+    with os.scandir(folder) as entries:
+        for entry in list(entries):
+            rel = prefix + entry.name
+            source = wanted.get(rel)
+            kind = _kind(entry.stat(follow_symlinks=False).st_mode)
+            if source is None or kind != _kind(os.lstat(source).st_mode):
+                _remove(Path(entry.path), kind)
+            elif kind == "dir":
+                _remove_unwanted(Path(entry.path), rel + "/", wanted)
+
+
+def _remove(path: Path, kind: str) -> None:
+    if kind == "dir":
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def _lay(target: Path, source: Path) -> None:
+    """Make ``target`` a copy of ``source``, keeping what already is one (``_remove_unwanted`` ran first:
+    a target that exists is of the source's kind)."""
+    wanted = os.lstat(source)
+    try:
+        held = os.lstat(target)
+    except FileNotFoundError:
+        held = None
+    kind = _kind(wanted.st_mode)
+    if kind == "dir":
+        if held is None:
+            target.mkdir()
+    elif kind == "link":
+        if held is not None and os.readlink(target) == os.readlink(source):
+            return
+        if held is not None:
+            target.unlink()
+        target.symlink_to(os.readlink(source))
+    elif held is None or not _same_file(target, held, source, wanted):
+        if held is not None:
+            target.unlink()
+        shutil.copy2(source, target, follow_symlinks=False)
+    elif held.st_mtime_ns != wanted.st_mtime_ns:
+        os.utime(target, ns=(wanted.st_atime_ns, wanted.st_mtime_ns), follow_symlinks=False)
+
+
+def _same_file(target: Path, held: os.stat_result, source: Path, wanted: os.stat_result) -> bool:
+    """Whether ``target`` is this process's own, unshared file with ``source``'s mode and bytes."""
+    return (
+        held.st_nlink == 1
+        and held.st_uid == os.geteuid()
+        and held.st_mode == wanted.st_mode
+        and held.st_size == wanted.st_size
+        and target.read_bytes() == source.read_bytes()
+    )
