@@ -30,8 +30,8 @@ def test_the_phases_add_up_to_the_wall_time():
 def test_a_run_records_every_phase_it_went_through(fix_add):
     result = run_task(fix_add, FIXED_POLICIES["hybrid"], "none", RunSettings(agent=ReferenceAgent))
     assert result.success and set(result.phases) == {*PHASES, TESTS}
-    for phase in ("setup", "macros", "changes", "verifier", "cleanup"):
-        assert result.phases[phase] > 0, phase
+    for phase in ("setup", "macros", "changes", "verifier"):  # cleanup: a kept folder is left for the next
+        assert result.phases[phase] > 0, phase  # run's sync, often under the record's 0.1 ms
     assert RunResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
     assert result == RunResult.from_dict({**result.to_dict(), "phases": {}}), "timings never make two records differ"
 
