@@ -27,7 +27,6 @@ EXPECTED = {
 SANDBOX_PROBLEM = probe()
 SANDBOXED_ONLY = {"write-elsewhere"}
 """Seen only by the sandbox; without one it would really write outside, so it is left out."""
-pytestmark = pytest.mark.xdist_group("contract-session")  # one worker makes the shared session (--dist loadgroup)
 
 
 @pytest.fixture(scope="module")

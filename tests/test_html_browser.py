@@ -14,10 +14,7 @@ from test_html_report import HOSTILE, LONG_READ, RUNS, XSS
 from pytest_granularity.report.html import write_html
 
 EXECUTABLE = find_chromium()
-pytestmark = [
-    pytest.mark.skipif(EXECUTABLE is None, reason="no Chromium installed (scripts/install-browser.sh)"),
-    pytest.mark.xdist_group("browser"),  # one worker starts the shared browser (--dist loadgroup)
-]
+pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="no Chromium installed (scripts/install-browser.sh)")
 
 VIOLATIONS = "window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective))"
 

