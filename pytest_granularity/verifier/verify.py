@@ -25,7 +25,7 @@ from ..core.isolated_pytest import CANARY_PREFIX
 from ..core.pytest_process import PytestRun, run_pytest
 from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.tasks import Task
-from ..core.workspace import IGNORED_SUFFIXES, Workspace, overlay, read_tree
+from ..core.workspace import IGNORED_DIRS, IGNORED_SUFFIXES, Workspace, overlay, read_tree
 
 VERIFIER_DIR = "_granularity_verifier"
 AGENT_FAILURE_CODES = (1, 2)
@@ -46,7 +46,10 @@ class Verdict:
 def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> Verdict:
     folder = workspace.root / VERIFIER_DIR
     _clear(folder)
-    _drop_bytecode(workspace.root)
+    lone = _drop_bytecode(workspace.root)
+    if lone:
+        shown = ", ".join(lone[:NAMED]) + (" ..." if len(lone) > NAMED else "")
+        return Verdict(False, f"[verifier] compiled Python with no source beside it, which no diff shows: {shown}")
     overlay(folder, task.verifier_tests)
     canary = canary_name(task)
     (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
@@ -140,22 +143,25 @@ def _rejected(run: PytestRun, reason: str) -> Verdict:
     return Verdict(False, f"[verifier] {reason}\n{run.tail()}")
 
 
-def _drop_bytecode(root: Path) -> None:
-    """Remove the compiled Python in the workspace before the tests import it. Nothing the harness
-    shows or compares sees bytecode (the diff, the changes and the memo of pytest runs skip
-    ``__pycache__`` and ``.pyc``), yet Python runs a ``__pycache__`` file whose header matches its
-    source's size and time, or a lone ``.pyc``, in place of the source: a cheat the diff would hide."""
+def _drop_bytecode(root: Path) -> list[str]:
+    """Remove the workspace's ``__pycache__`` folders before the tests import anything, and name its other
+    bytecode files. Nothing the harness shows or compares sees bytecode (the diff, the changes and the
+    memo of pytest runs skip it), yet Python runs a cached file whose header matches its source's size
+    and time in place of the source, and a lone ``.pyc`` where no source is: a cheat the diff would
+    hide. Caches go (Python makes them again); a lone ``.pyc`` may be a served repository's own file,
+    so it is named, not deleted, and the verdict is a rejection."""
+    lone = []
     for dirpath, dirnames, filenames in os.walk(root):
         for name in [d for d in dirnames if d == "__pycache__"]:
-            dirnames.remove(name)
             _clear(Path(dirpath) / name)
-        for name in filenames:
-            if name.endswith(IGNORED_SUFFIXES):
-                (Path(dirpath) / name).unlink(missing_ok=True)
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]  # environments nothing here imports from
+        lone += [(Path(dirpath) / n).relative_to(root).as_posix() for n in filenames if n.endswith(IGNORED_SUFFIXES)]
+    return sorted(lone)
 
 
 def _clear(folder: Path) -> None:
-    """Remove the verifier folder; an agent-made symlink of that name is unlinked, never followed."""
+    """Remove a folder the verifier clears (its own, a bytecode cache); a symlink of that name is unlinked,
+    never followed."""
     if folder.is_symlink() or folder.is_file():
         folder.unlink()
     elif folder.exists():
