@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_granularity.core import folder_sync, workspace
-from pytest_granularity.core.workspace import Workspace, remove_kept_folders
+from pytest_granularity.core.workspace import Workspace, WorkspaceError, remove_kept_folders
 
 
 def listing(root: Path) -> dict[str, tuple]:
@@ -125,8 +125,6 @@ def test_a_folder_that_cannot_be_compared_is_emptied_and_copied(fix_add, tmp_pat
 
 
 def test_a_kept_folder_serves_one_run_at_a_time(fix_add, tmp_path):
-    from pytest_granularity.core.workspace import WorkspaceError
-
     try:
         with Workspace.for_task(fix_add, tmp_path, reuse=True), pytest.raises(WorkspaceError, match="still in use"):
             Workspace.for_task(fix_add, tmp_path, reuse=True)

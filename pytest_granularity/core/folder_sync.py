@@ -23,24 +23,27 @@ Ignore = Callable[[str, list[str]], set[str]]
 """``shutil.copytree``'s ``ignore``: the names in a source folder that are not copied."""
 
 
+Entries = dict[str, tuple[Path, os.stat_result]]
+"""Every path a copy would hold, parents first: the source entry it would be copied from, and its ``lstat``."""
+
+
 def sync(root: Path, sources: Sequence[Path], ignore: Ignore) -> None:
     """Make ``root`` what copying each of ``sources`` in turn (later ones win, links copied as links)
     into an empty ``root`` would make it. Raises ``OSError`` when it cannot (a folder a run made
     unreadable); the caller empties the folder and copies then."""
     wanted = _entries(sources, ignore)
     _remove_unwanted(root, "", wanted)
-    for rel, source in wanted.items():
-        _lay(root / rel, source)
-    for rel, source in reversed(wanted.items()):  # as copytree ends each folder: its mode and times
-        if source.is_dir() and not source.is_symlink():
+    for rel, (source, st) in wanted.items():
+        _lay(root / rel, source, st)
+    for rel, (source, st) in reversed(wanted.items()):  # as copytree ends each folder: its mode and times
+        if stat.S_ISDIR(st.st_mode):
             shutil.copystat(source, root / rel, follow_symlinks=False)
     for source in sources:
         shutil.copystat(source, root)
 
 
-def _entries(sources: Sequence[Path], ignore: Ignore) -> dict[str, Path]:
-    """Every path a copy would hold, parents first, to the source entry it would be copied from."""
-    wanted: dict[str, Path] = {}
+def _entries(sources: Sequence[Path], ignore: Ignore) -> Entries:
+    wanted: Entries = {}
     for source in sources:
         for dirpath, dirnames, filenames in os.walk(source):
             ignored = ignore(dirpath, dirnames + filenames)
@@ -48,7 +51,7 @@ def _entries(sources: Sequence[Path], ignore: Ignore) -> dict[str, Path]:
             base = Path(dirpath)
             rel_base = base.relative_to(source)
             for name in [*dirnames, *sorted(f for f in filenames if f not in ignored)]:
-                wanted[(rel_base / name).as_posix()] = base / name
+                wanted[(rel_base / name).as_posix()] = (base / name, os.lstat(base / name))
     return wanted
 
 
@@ -56,14 +59,13 @@ def _kind(mode: int) -> str:
     return "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
-def _remove_unwanted(folder: Path, prefix: str, wanted: dict[str, Path]) -> None:
+def _remove_unwanted(folder: Path, prefix: str, wanted: Entries) -> None:
     """Remove what the copy would not hold, or holds as another kind; descend into the folders it keeps."""
     with os.scandir(folder) as entries:
         for entry in list(entries):
             rel = prefix + entry.name
-            source = wanted.get(rel)
             kind = _kind(entry.stat(follow_symlinks=False).st_mode)
-            if source is None or kind != _kind(os.lstat(source).st_mode):
+            if rel not in wanted or kind != _kind(wanted[rel][1].st_mode):
                 _remove(Path(entry.path), kind)
             elif kind == "dir":
                 _remove_unwanted(Path(entry.path), rel + "/", wanted)
@@ -76,10 +78,9 @@ def _remove(path: Path, kind: str) -> None:
         path.unlink()
 
 
-def _lay(target: Path, source: Path) -> None:
+def _lay(target: Path, source: Path, wanted: os.stat_result) -> None:
     """Make ``target`` a copy of ``source``, keeping what already is one (``_remove_unwanted`` ran first:
     a target that exists is of the source's kind)."""
-    wanted = os.lstat(source)
     try:
         held = os.lstat(target)
     except FileNotFoundError:

@@ -292,10 +292,10 @@ def _kept_folder(parent: Path | None) -> Path:
         home = Path(tempfile.mkdtemp(prefix="granularity-runs-", dir=parent))
         track_folder(home)  # an interrupt removes it with the rest
         (home / "workspace").mkdir()
-        _kept[key] = home / "workspace"
-    if _kept[key].resolve() in _in_use:
+        _kept[key] = (home / "workspace").resolve()  # as for_task and _discard name it
+    if _kept[key] in _in_use:
         raise WorkspaceError(f"{_kept[key]}: the folder kept for this process's runs is still in use")
-    _in_use.add(_kept[key].resolve())
+    _in_use.add(_kept[key])
     return _kept[key]
 
 
@@ -304,7 +304,7 @@ def remove_kept_folders() -> None:
     multiprocessing ends its workers without ``atexit``)."""
     for key in [key for key in _kept if key[1] == os.getpid()]:
         folder = _kept.pop(key)
-        _in_use.discard(folder.resolve())
+        _in_use.discard(folder)
         home = folder.parent
         shutil.rmtree(home, ignore_errors=True)
         untrack_folder(home)
@@ -326,8 +326,8 @@ def _materialise(task: Task, root: Path, kept: bool) -> None:
             sync(root, sources, _ignore_caches)
             return
         except OSError:
-            empty_folder(root)  # something the last run left could not be compared: copy afresh
-    elif kept:
+            pass  # something the last run left could not be compared: copy afresh
+    if kept:
         empty_folder(root)
     if task.fixture_ref is None:
         overlay(root, task.fixture)
