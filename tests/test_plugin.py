@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 
 import pytest
 from conftest import DATA, REPO
@@ -71,6 +72,23 @@ def test_unknown_policy_is_a_usage_error(project):
 def test_without_the_option_task_folders_are_not_collected(project):
     result = project.runpytest("tasks")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_a_run_without_a_session_imports_none_of_its_machinery(pytester):
+    """Every pytest run in the environment imports the plugin, a verifier's nested one among them:
+    the runner, the gate, the report and the libraries under them wait for ``--granularity``."""
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    code = (
+        "import sys, pytest\n"
+        "assert pytest.main(['-q', '-p', 'no:cacheprovider', 'test_one.py']) == 0\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'libcst', 'git')"
+        " or m.startswith(('pytest_granularity.run.runner', 'pytest_granularity.gate', 'pytest_granularity.report',"
+        " 'pytest_granularity.macros', 'pytest_granularity.verifier', 'pytest_granularity.routing',"
+        " 'pytest_granularity.plugin.session', 'pytest_granularity.plugin.collect', 'pytest_granularity.agents.llama'))))\n"
+    )
+    result = pytester.run(sys.executable, "-c", code)
+    assert result.ret == 0, result.stderr.str()
+    assert result.outlines[-1] == "[]"
 
 
 def test_records_travel_in_user_properties(project):

@@ -33,8 +33,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
-CHAT_FORMAT = "chatml-function-calling"
-"""llama-cpp-python's chat handler for ChatML models with OpenAI-style tools."""
+from .server_settings import CHAT_FORMAT, ServerSettings
+
 _MESSAGE_BRANCH = "message:"
 """What the chat handler's automatic mode generates first when the model answers in prose."""
 
@@ -101,29 +101,6 @@ def message_branch_tokens(vocabulary: dict[int, str]) -> frozenset[int]:
         for token, text in vocabulary.items()
         if text and (_MESSAGE_BRANCH.startswith(text) or text.startswith(_MESSAGE_BRANCH))
     )
-
-
-@dataclass(frozen=True)
-class ServerSettings:
-    """What the server is started with: its command line, and what its ``system_fingerprint`` repeats."""
-
-    model: Path
-    alias: str
-    n_ctx: int = 8192
-    threads: int = 1
-    max_tokens: int = 256
-    timeout: float = 120.0
-    """Per request: the generation stops when it passes."""
-
-    def fingerprint(self, digest: str) -> str:
-        return (
-            f"{self.alias} sha256:{digest[:16]} {CHAT_FORMAT} n_ctx={self.n_ctx} threads={self.threads} "
-            f"cap={self.max_tokens}"
-        )
-
-    def argv(self) -> list[str]:
-        """The options :func:`main` reads back into the same settings."""
-        return [f"--{f.name.replace('_', '-')}={getattr(self, f.name)}" for f in fields(ServerSettings)]
 
 
 def guarded_llama(**settings: Any) -> Any:

@@ -31,8 +31,8 @@ from typing import Any
 
 from ..core import interrupts
 from . import InfrastructureError
-from .llama_server import ServerSettings
 from .openai_client import Endpoint, OpenAISender
+from .server_settings import ServerSettings
 
 GGUF_MAGIC = b"GGUF"
 

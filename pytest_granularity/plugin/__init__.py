@@ -6,24 +6,29 @@ This package holds everything that touches pytest and may import every group but
 turns every ``task.yaml`` into one test per policy, fault and epoch, and a
 :class:`~pytest_granularity.plugin.session.GranularitySession` keeps the run records and, at the end,
 gates them on the baseline and writes the table and the files. See ``collect`` for the items.
+
+Installed, this module is imported by every pytest run in the environment (a user's own test
+runs, and every ``python -m pytest`` their tests start), and almost none of them ask for a
+session. So it imports only what declaring the options needs; the session's machinery (the
+runner, the gate, the report and numpy under them: about 0.2 s) is imported by the hooks once a
+session is on. The harness's own pytest runs load no plugins at all (``core/pytest_process.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .. import hookspecs
-from ..core import interrupts
-from ..core.failures import NO_FAULT
 from ..core.tasks import TASK_FILE
 from . import options
-from .collect import TaskFile, in_shard, injected_fault
-from .extensions import macro_roots
-from .session import GranularitySession, session_key
-from .settings import GranularitySettings, sandbox_of
+from .stash import session_key
+
+if TYPE_CHECKING:
+    from .session import GranularitySession
 
 pytest_plugins = ["pytest_granularity.plugin.model_plugin"]
 
@@ -42,6 +47,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "granularity(policy, fault): a pytest-granularity benchmark run")
     if config.getoption("--granularity", None) is None and not config.getoption("--granularity-contracts", False):
         return
+    from .extensions import macro_roots
+    from .session import GranularitySession
+    from .settings import GranularitySettings, sandbox_of
+
     _clean_up_on_interrupt(config)
     sandbox = sandbox_of(config)
     if config.getoption("--granularity-contracts", False):
@@ -66,6 +75,8 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
     An xdist worker also asks to be sent SIGTERM when the controller dies, so killing the
     controller alone cleans up after every worker too.
     """
+    from ..core import interrupts
+
     config.stash[interrupts_key] = interrupts.install()
     if hasattr(config, "workerinput"):
         interrupts.die_with_parent()
@@ -73,6 +84,8 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(interrupts_key, False):
+        from ..core import interrupts
+
         interrupts.uninstall()
 
 
@@ -102,6 +115,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     session = config.stash.get(session_key, None)
     if session is None or session.settings.shard is None:
         return
+    from .collect import in_shard
+
     keep = in_shard(items, session.settings.shard)
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
@@ -128,6 +143,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name == TASK_FILE and session_key in parent.config.stash:
+        from .collect import TaskFile
+
         return TaskFile.from_parent(parent, path=file_path)
     return None
 
@@ -135,6 +152,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A folder named ``task.yaml`` is a broken task (a collection error), never a folder of tests."""
     if path.name == TASK_FILE and session_key in parent.config.stash:
+        from .collect import TaskFile
+
         return TaskFile.from_parent(parent, path=path)
     return None
 
@@ -142,5 +161,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 @pytest.fixture
 def granularity_fault(request: pytest.FixtureRequest) -> Iterator[str]:
     """Injects the item's fault (``early`` or ``late``) through the macro fault hooks while it runs."""
+    from ..core.failures import NO_FAULT
+    from .collect import injected_fault
+
     with injected_fault(request.config.pluginmanager, getattr(request.node, "fault", NO_FAULT)) as fault:
         yield fault

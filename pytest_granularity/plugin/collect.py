@@ -22,7 +22,8 @@ from ..core.tasks import Task, TaskError, load_task
 from ..run.policies import Policy
 from ..run.runner import run_task
 from ..run.taskcheck import macro_call_problems
-from .session import GranularitySession, session_key
+from .session import GranularitySession
+from .stash import session_key
 
 
 def task_faults(task: Task, fault_set: str) -> tuple[str, ...]:

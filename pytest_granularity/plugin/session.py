@@ -23,8 +23,6 @@ from ..report.render import render_report, write_report
 from . import github_output
 from .settings import GranularitySettings
 
-session_key = pytest.StashKey["GranularitySession"]()
-"""Where the plugin keeps the session of a ``--granularity`` run in ``config.stash``."""
 STOP_LOST = "lost"
 """The stop reason of a run whose record never arrived."""
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..core.tasks import Task
-from ..core.workspace import Workspace
+
+if TYPE_CHECKING:  # the plugin's options import this module in every pytest run: keep it light
+    from ..core.workspace import Workspace
 
 MICRO, MACRO = "micro", "macro"
 
@@ -27,7 +30,7 @@ class FailureEvent:
     changed_paths: int
 
 
-ModeChooser = Callable[[Task, Workspace], str]
+ModeChooser: TypeAlias = "Callable[[Task, Workspace], str]"
 """Picks a run's initial mode (``micro`` or ``macro``) from the task and its workspace before any call."""
 Recovery = Callable[[FailureEvent], bool]
 """Whether a run degrades to micro tools after a macro failure."""
