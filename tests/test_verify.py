@@ -35,6 +35,37 @@ def test_a_hanging_verifier_is_an_infrastructure_error(fix_add):
     assert not verdict.accepted and "timed out after 1s" in verdict.infrastructure_error
 
 
+def test_a_verdict_only_run_stops_at_the_first_failure(fix_add):
+    """``first_failure``: the test after the first failure never runs (here it would hang the verifier
+    past its timeout); the verdict and its reason are the failure's."""
+    (fix_add.verifier_tests / "test_verify_fix_add.py").write_text(
+        "import time\nfrom calc.ops import add\n"
+        "def test_add():\n    assert add(2, 3) == 5\n"
+        "def test_hang():\n    time.sleep(30)\n"
+    )
+    task = dataclasses.replace(fix_add, verifier_timeout=3)
+    with Workspace.for_task(task) as ws:
+        whole = verify(task, ws)
+        stopped = verify(task, ws, first_failure=True)
+    assert "timed out" in whole.infrastructure_error
+    assert not stopped.accepted and stopped.infrastructure_error is None
+    assert stopped.output.startswith("[verifier] 1 of 1 verifier tests did not pass: ")
+    assert "test_add (failed)" in stopped.output.splitlines()[0]
+
+
+def test_a_verdict_only_run_gives_the_whole_runs_verdict(fix_add):
+    with Workspace.for_task(fix_add) as ws:
+        (ws.root / "conftest.py").write_text(
+            "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+            "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+        )
+        assert not verify(fix_add, ws, first_failure=True).accepted
+        (ws.root / "conftest.py").unlink()
+        assert not verify(fix_add, ws, first_failure=True).accepted
+        ws.apply(solution_files(fix_add), fix_add.solution_delete)
+        assert verify(fix_add, ws, first_failure=True).accepted
+
+
 def test_a_verifier_without_tests_is_an_infrastructure_error(fix_add):
     (fix_add.verifier_tests / "test_verify_fix_add.py").write_text("x = 1\n")
     with Workspace.for_task(fix_add) as ws:
@@ -105,19 +136,37 @@ def test_task_check_names_a_bad_reference_macro_call(fix_add):
     assert check.problems == ("macro.args.old: 2 is not of type 'string'",)
 
 
-def test_a_passing_record_from_a_run_that_was_killed_is_rejected():
-    """A warm server's child can write its record after the server died under it: the exit code decides."""
-    canary = "_granularity_verifier/test_canary.py::test_canary"
-    results = {
+CANARY = "_granularity_verifier/test_canary.py::test_canary"
+TEST = "_granularity_verifier/test_v.py::test_v"
+
+
+def record(canary_outcome: str | None) -> dict:
+    """A verifier run's record: one test that passed, and the canary with this outcome (None: never ran)."""
+    canaries = {} if canary_outcome is None else {CANARY: canary_outcome}
+    outcomes = {TEST: "passed", **canaries}
+    return {
         "exitstatus": 0,
-        "collected": [canary, "_granularity_verifier/test_v.py::test_v"],
+        "collected": [CANARY, TEST],
         "deselected": 0,
         "errors": [],
-        "outcomes": {"_granularity_verifier/test_v.py::test_v": "passed", canary: "failed"},
-        "canaries": {canary: "failed"},
+        "outcomes": outcomes,
+        "canaries": canaries,
         "internal_error": None,
     }
-    assert judge(PytestRun(0, "", False, results), canary).accepted
-    verdict = judge(PytestRun(-9, "", False, results), canary)
+
+
+def test_a_run_that_stopped_with_no_failure_is_rejected_for_its_canary():
+    """Told to stop at a failure, a run that stopped with none (workspace code ended the session) still
+    needs its canary to have failed."""
+    verdict = judge(PytestRun(0, "", False, record(None)), CANARY, first_failure=True)
+    assert not verdict.accepted
+    assert verdict.output.startswith("[verifier] the canary test that must fail ended not run")
+
+
+def test_a_passing_record_from_a_run_that_was_killed_is_rejected():
+    """A warm server's child can write its record after the server died under it: the exit code decides."""
+    results = record("failed")
+    assert judge(PytestRun(0, "", False, results), CANARY).accepted
+    verdict = judge(PytestRun(-9, "", False, results), CANARY)
     assert not verdict.accepted and verdict.infrastructure_error is None
     assert verdict.output.startswith("[verifier] pytest exited -9 (its own status 0)")

@@ -81,12 +81,12 @@ def _check_shared(path: Path) -> TaskCheck:
 
 
 def adversary_verdicts(task: Task) -> dict[str, Verdict]:
-    """Each cheating agent's verdict on the task's untouched workspace."""
+    """Each cheating agent's verdict on the task's untouched workspace (the first failing test decides)."""
     verdicts = {}
     for adversary in ADVERSARIES:
         with Workspace.for_task(task, reuse=True) as workspace:
             adversary.plant(workspace.root)
-            verdicts[adversary.name] = verify(task, workspace)
+            verdicts[adversary.name] = verify(task, workspace, first_failure=True)
     return verdicts
 
 
@@ -113,7 +113,7 @@ def macro_call_problems(task: Task, macros: MacroRegistry) -> list[str]:
 def _problems(task: Task) -> list[str]:
     problems = []
     with Workspace.for_task(task, reuse=True) as untouched:
-        before = verify(task, untouched)
+        before = verify(task, untouched, first_failure=True)
     if before.infrastructure_error:
         problems.append(f"untouched workspace: {before.infrastructure_error}")
     elif before.accepted:

@@ -43,7 +43,16 @@ class Verdict:
     infrastructure_error: str | None = None
 
 
-def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> Verdict:
+def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, first_failure: bool = False) -> Verdict:
+    """The verdict on the workspace as it is now.
+
+    ``first_failure`` is for callers that want only whether it is accepted, and expect a rejection
+    (``tasks check`` on untouched and cheating workspaces): pytest stops at the first hidden test
+    that does not pass, which already rejects, and skips the rest (many verifiers end with the
+    project's whole suite, run again in a subprocess). The verdict is the one the whole run gives:
+    the canary runs last, so a run that stops never reaches it, and a run with no failure runs
+    everything. Only its output is shorter.
+    """
     folder = workspace.root / VERIFIER_DIR
     _clear(folder)
     lone = _drop_bytecode(workspace.root)
@@ -56,7 +65,7 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> V
     try:
         run = run_pytest(
             workspace.root,
-            ["--noconftest", "--import-mode=importlib", "-rfE", VERIFIER_DIR],
+            ["--noconftest", "--import-mode=importlib", "-rfE", *(["-x"] if first_failure else []), VERIFIER_DIR],
             task.verifier_timeout,
             isolated=True,
             sandbox=sandbox,
@@ -65,7 +74,7 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX) -> V
         _clear(folder)
     if run.timed_out:
         return Verdict(False, run.tail(), f"verifier timed out after {task.verifier_timeout:g}s")
-    return judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips)
+    return judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips, first_failure)
 
 
 def canary_name(task: Task) -> str:
@@ -76,8 +85,12 @@ def canary_name(task: Task) -> str:
     return CANARY_PREFIX + digest.hexdigest()
 
 
-def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
-    """The verdict from the run's own record; the reason for a rejection heads the output."""
+def judge(run: PytestRun, canary: str, allow_skips: bool = False, first_failure: bool = False) -> Verdict:
+    """The verdict from the run's own record; the reason for a rejection heads the output.
+
+    A run told to stop at its first failure (``first_failure``) that did stop is rejected for the
+    tests that did not pass: the canary and the tests after them never ran, which is no one's doing.
+    """
     results = run.results
     if results is not None and "exited" in results:
         return _exited(run, results["exited"])
@@ -91,7 +104,9 @@ def judge(run: PytestRun, canary: str, allow_skips: bool = False) -> Verdict:
     tests = {node: outcome for node, outcome in results["outcomes"].items() if node != canary}
     if not (tests or results["errors"]):
         return Verdict(False, run.tail(), "the verifier collected no tests")
-    problem = _problem(results, tests, results["canaries"].get(canary), allow_skips)
+    problem = (first_failure and _not_passed(tests, allow_skips)) or _problem(
+        results, tests, results["canaries"].get(canary), allow_skips
+    )
     if problem is None and (status != 0 or run.exit_code != 0):
         problem = f"pytest exited {run.exit_code} (its own status {status})"
     return _rejected(run, problem) if problem else Verdict(True, run.tail())
@@ -131,12 +146,16 @@ def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None,
         return f"{len(unreported)} collected verifier tests never reported an outcome"
     if allow_skips and all(outcome == "skipped" for outcome in tests.values()):
         return f"no verifier test ran: all {len(tests)} skipped (allow_skips lets some skip, not all)"
+    return _not_passed(tests, allow_skips)
+
+
+def _not_passed(tests: dict[str, str], allow_skips: bool) -> str | None:
     allowed = ("passed", "skipped") if allow_skips else ("passed",)
     bad = sorted(node for node, outcome in tests.items() if outcome not in allowed)
-    if bad:
-        named = ", ".join(f"{n} ({tests[n]})" for n in bad[:NAMED])
-        return f"{len(bad)} of {len(tests)} verifier tests did not pass: {named}{' ...' if len(bad) > NAMED else ''}"
-    return None
+    if not bad:
+        return None
+    named = ", ".join(f"{n} ({tests[n]})" for n in bad[:NAMED])
+    return f"{len(bad)} of {len(tests)} verifier tests did not pass: {named}{' ...' if len(bad) > NAMED else ''}"
 
 
 def _rejected(run: PytestRun, reason: str) -> Verdict:
