@@ -37,7 +37,9 @@ def test_fails():
 
 @pytest.fixture(autouse=True)
 def fresh_memo(monkeypatch):
-    """Every run here runs: none is answered by the memo of an earlier, identical one."""
+    """Every run here runs (none is answered by the memo of an earlier, identical one), and each test
+    starts with no server: a test elsewhere in this process may have left one kept."""
+    pytest_server.stop_servers()
     monkeypatch.setattr(pytest_process, "_MEMO", type(pytest_process._MEMO)())
     yield
     pytest_server.stop_servers()
