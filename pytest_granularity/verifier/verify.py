@@ -51,7 +51,8 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, f
     that does not pass, which already rejects, and skips the rest (many verifiers end with the
     project's whole suite, run again in a subprocess). The verdict is the one the whole run gives:
     the canary runs last, so a run that stops never reaches it, and a run with no failure runs
-    everything. Only its output is shorter.
+    everything. Only its output is shorter, and a later test that would hang the run (an
+    infrastructure error in a whole run) is never reached.
     """
     folder = workspace.root / VERIFIER_DIR
     _clear(folder)
