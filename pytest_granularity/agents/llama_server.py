@@ -28,6 +28,8 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -104,7 +106,16 @@ def message_branch_tokens(vocabulary: dict[int, str]) -> frozenset[int]:
 
 
 def guarded_llama(**settings: Any) -> Any:
-    """A ``Llama`` whose ``eval`` asks the current request's :class:`Guard` first."""
+    """A ``Llama`` whose ``eval`` asks the current request's :class:`Guard` first, loaded without
+    llama.cpp's extra buffer types.
+
+    Those hold weights repacked for a CPU's special kernels; on a CPU with AMX a native build's AMX
+    kernel crashes (SIGSEGV) on the first decode, in ``ggml_backend_amx_mul_mat``. Without them the
+    weights stay in plain CPU buffers and the same build answers. llama-cpp-python 0.3.36 exposes
+    the switch only in the low-level model parameters, which ``Llama`` reads from
+    ``llama_model_default_params`` while it loads, so that function is wrapped for the load only.
+    """
+    import llama_cpp.llama_cpp as low_level
     from llama_cpp import Llama
 
     class GuardedLlama(Llama):  # type: ignore[misc,unused-ignore]
@@ -115,7 +126,92 @@ def guarded_llama(**settings: Any) -> Any:
                 self.guard.check(self.n_tokens + len(tokens))
             super().eval(tokens)
 
-    return GuardedLlama(**settings)
+    defaults = low_level.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    low_level.llama_model_default_params = without_extra_buffers
+    try:
+        return GuardedLlama(**settings)
+    finally:
+        low_level.llama_model_default_params = defaults
+
+
+PROOF_TOKENS = 4
+"""What the server generates at start-up, before it says it is ready: a build that cannot evaluate
+and generate fails there, before any run depends on it."""
+
+
+def prove_it_generates(llama: Any) -> None:
+    """Evaluate a short prompt and generate a few tokens; a broken native build crashes or raises here."""
+    llama.create_completion("The capital of France is", max_tokens=PROOF_TOKENS, temperature=0.0)
+    llama.reset()
+
+
+def rendered(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[list[Any], list[Any] | None]:
+    """The request as ``chatml-function-calling``'s template can show it to the model.
+
+    That template renders system, user and assistant messages only, and each tool by its name and
+    parameters only: a ``tool`` message (what a call returned) and a tool's description never reach
+    the model. So a tool result becomes a user message that names the call it answers, and a tool's
+    description goes into its parameters' schema (a JSON Schema ``description``, which the grammar
+    built from the schema ignores).
+    """
+    names = {
+        call.get("id"): (call.get("function") or {}).get("name", "")
+        for message in messages
+        for call in (message.get("tool_calls") or [])
+        if isinstance(call, dict)
+    }
+    shown = [
+        {
+            "role": "user",
+            "content": f"functions.{names.get(m.get('tool_call_id'), '?')} returned:\n{m.get('content') or ''}",
+        }
+        if m.get("role") == "tool"
+        else m
+        for m in messages
+    ]
+    if not tools:
+        return shown, tools
+    described = []
+    for tool in tools:
+        function = dict(tool.get("function") or {})
+        parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        if function.get("description") and isinstance(parameters, dict):
+            parameters = {"description": function["description"], **parameters}
+        described.append({**tool, "function": {**function, "parameters": parameters}})
+    return shown, described
+
+
+def _as_user_message(message: dict[str, Any], names: dict[Any, str]) -> dict[str, Any]:
+    name = names.get(message.get("tool_call_id"), "?")
+    return {"role": "user", "content": f"functions.{name} returned:\n{message.get('content') or ''}"}
+
+
+@contextmanager
+def arguments_grammar(kind: str) -> Iterator[None]:
+    """``json``: the handler's grammar for a call's arguments is any JSON value, not the tool's schema
+    (its schema grammar is built by ``LlamaGrammar.from_json_schema``; when that fails, the handler
+    falls back to its JSON grammar)."""
+    if kind == "schema":
+        yield
+        return
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    built = LlamaGrammar.__dict__["from_json_schema"]
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("the server was started with --arguments-grammar=json")
+
+    setattr(LlamaGrammar, "from_json_schema", classmethod(refuse))  # noqa: B010 (mypy: a method may not be assigned)
+    try:
+        yield
+    finally:
+        setattr(LlamaGrammar, "from_json_schema", built)  # noqa: B010
 
 
 class ModelServer:
@@ -130,6 +226,7 @@ class ModelServer:
             chat_format=CHAT_FORMAT,
             verbose=False,
         )
+        prove_it_generates(self.llama)
         vocabulary = {t: self._text(t) for t in range(self.llama.n_vocab())}
         self.banned_first = message_branch_tokens(vocabulary)
         self.fingerprint = settings.fingerprint(sha256_of(settings.model))
@@ -143,11 +240,11 @@ class ModelServer:
         deadline = time.monotonic() + self.settings.timeout
         requested = body.get("max_completion_tokens") or body.get("max_tokens") or self.settings.max_tokens
         cap = min(int(requested), self.settings.max_tokens)
-        tools = body.get("tools") or None
+        messages, tools = rendered(body.get("messages") or [], body.get("tools") or None)
         choice = body.get("tool_choice", "auto" if tools else None)
         guard = Guard(cap, deadline, connection, self.banned_first if choice == "required" and tools else frozenset())
         arguments: dict[str, Any] = {
-            "messages": body.get("messages") or [],
+            "messages": messages,
             "tools": tools,
             "tool_choice": "auto" if choice == "required" else choice,
             "temperature": float(body.get("temperature", 1.0)),
@@ -155,8 +252,10 @@ class ModelServer:
             "max_tokens": cap,
             "logits_processor": [guard],
         }
-        with self.lock:
+        with self.lock, arguments_grammar(self.settings.arguments_grammar):
             self.llama.guard = guard
+            if body.get("seed") is not None:  # the handler does not pass a seed on: sampling draws from the Llama's
+                self.llama.set_seed(int(body["seed"]))
             try:
                 response = cast(dict[str, Any], self.llama.create_chat_completion(**arguments))
             except Abandoned as stop:
@@ -261,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         _log(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")
         return 2
+    _log(f"loading {settings.model} and generating {PROOF_TOKENS} tokens to prove the build works")
     try:
         server.RequestHandlerClass = _handler(ModelServer(settings))
     except (OSError, ValueError, RuntimeError) as exc:

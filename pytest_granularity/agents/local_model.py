@@ -20,6 +20,7 @@ import importlib.util
 import json
 import os
 import selectors
+import signal
 import subprocess
 import sys
 import threading
@@ -169,7 +170,7 @@ class LocalServer:
 
     def _ended(self, process: subprocess.Popen[bytes]) -> str:
         self._read_to_the_end()
-        return f"exited with code {process.returncode} before it answered{self._last_words()}"
+        return f"exited with code {process.returncode} before it answered{self._last_words()}{crash_advice(process)}"
 
     def _read_to_the_end(self) -> None:
         """Once the process is gone, its stderr ends: wait for the reader to keep its last line."""
@@ -185,7 +186,7 @@ class LocalServer:
             return None
         self._read_to_the_end()
         return f"the local model server (pid {self.process.pid}) exited with code {self.process.returncode}" + (
-            self._last_words()
+            self._last_words() + crash_advice(self.process)
         )
 
     def stop(self) -> None:
@@ -199,6 +200,23 @@ class LocalServer:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+REBUILD = (
+    "CMAKE_ARGS='-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF' "
+    "pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python"
+)
+
+
+def crash_advice(process: subprocess.Popen[bytes]) -> str:
+    """What a crash by a signal means here, and the remedy: a native llama.cpp build that cannot run on this CPU."""
+    code = process.returncode
+    if code is None or code >= 0 or -code in (signal.SIGTERM, signal.SIGKILL, signal.SIGINT):
+        return ""
+    return (
+        f" ({signal.Signals(-code).name}: llama-cpp-python's native build crashed on this CPU; rebuild it "
+        f"without the CPU-specific kernels: {REBUILD}, or choose another --granularity-model)"
+    )
 
 
 class LocalSend:

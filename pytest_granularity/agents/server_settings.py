@@ -13,6 +13,10 @@ from pathlib import Path
 
 CHAT_FORMAT = "chatml-function-calling"
 """llama-cpp-python's chat handler for ChatML models with OpenAI-style tools."""
+RENDERING = "render=tool-results,descriptions"
+"""How the server adapts a request to that handler's template, which drops ``tool`` messages and
+tool descriptions (see :func:`.llama_server.rendered`); named in the fingerprint."""
+ARGUMENT_GRAMMARS = ("schema", "json")
 
 
 @dataclass(frozen=True)
@@ -26,11 +30,14 @@ class ServerSettings:
     max_tokens: int = 256
     timeout: float = 120.0
     """Per request: the generation stops when it passes."""
+    arguments_grammar: str = "schema"
+    """What a tool call's arguments are generated under: the grammar of the tool's JSON schema
+    (``schema``), or of any JSON value (``json``, for measuring what the schema's grammar buys)."""
 
     def fingerprint(self, digest: str) -> str:
         return (
             f"{self.alias} sha256:{digest[:16]} {CHAT_FORMAT} n_ctx={self.n_ctx} threads={self.threads} "
-            f"cap={self.max_tokens}"
+            f"cap={self.max_tokens} grammar={self.arguments_grammar} {RENDERING}"
         )
 
     def argv(self) -> list[str]:

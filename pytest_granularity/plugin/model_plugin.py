@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from ..agents import AgentSetup
+from ..agents import AgentSetup, InfrastructureError
 from ..agents.chat import ChatAgent, Price, Sampling, Send
 from ..agents.local_model import (
     DEFAULT_MODEL,
@@ -219,9 +219,23 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
             )
         server = LocalServer(LocalSettings(path, alias, **options))
         config.add_cleanup(server.stop)
+        if not hasattr(config, "workerinput"):
+            _prove(server, stop=getattr(config.option, "dist", "no") != "no")
         return LocalSend(server)
 
     return _factory(config, sampling, live)
+
+
+def _prove(server: LocalServer, stop: bool) -> None:
+    """Start the server once before any run, so a build that cannot load the model or generate stops the
+    session with one error naming the cause (and the remedy), not every run as an error. Under xdist
+    the controller runs nothing: it stops its server again and each worker starts its own."""
+    try:
+        server.url()
+    except InfrastructureError as exc:
+        raise pytest.UsageError(f"--granularity-agent=local: {exc}") from None
+    if stop:
+        server.stop()
 
 
 def _sampling(
