@@ -14,7 +14,7 @@ from test_registry import clone
 
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.routing.applicability import ApplicabilityError
+from pytest_granularity.macros.suggestions import ApplicabilityError
 from pytest_granularity.routing.routers import features_of
 
 BODIES = {

@@ -8,7 +8,8 @@ from test_registry import clone
 
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.routing.applicability import ApplicabilityError, applicable_macros
+from pytest_granularity.macros.suggestions import ApplicabilityError
+from pytest_granularity.routing.applicability import applicable_macros
 from pytest_granularity.routing.features import Features, compute
 from pytest_granularity.routing.routers import features_of
 
@@ -46,6 +47,9 @@ def test_features_take_only_the_prompt_the_initial_files_and_the_registry():
 
 
 def test_hidden_inputs_do_not_change_the_features(fix_add, data_copy):
+    fix_add = dataclasses.replace(
+        fix_add, prompt="`add` in calc/ops.py multiplies by `SCALE`, which is 2; it must be 1."
+    )
     hidden = dataclasses.replace(
         fix_add,
         family="refactor",
@@ -59,7 +63,7 @@ def test_hidden_inputs_do_not_change_the_features(fix_add, data_copy):
     with Workspace.for_task(fix_add) as one, Workspace.for_task(hidden) as two:
         seen = features_of(fix_add, one, macros)
         assert seen == features_of(hidden, two, macros)
-    assert seen.applicable_macros == 1 and seen.retrieval_score > 0  # replace_and_verify: `total` occurs once
+    assert seen.applicable_macros == 1 and seen.retrieval_score > 0  # replace_and_verify: SCALE = 2 -> SCALE = 1
 
 
 SNOOPING = {
@@ -107,7 +111,7 @@ def test_the_builtin_checks_say_which_macro_applies():
 
 def test_the_interrupt_handler_may_still_clean_up_during_a_check(monkeypatch):
     from pytest_granularity.core import interrupts
-    from pytest_granularity.routing import applicability
+    from pytest_granularity.macros import suggestions as applicability
 
     seen = []
     monkeypatch.setattr(interrupts, "cleanup", lambda: seen.append(applicability._audit("os.kill", (1, 0))))

@@ -59,6 +59,7 @@ def test_the_reference_agent_over_http_records_replays_and_agrees_with_in_proces
             f"--granularity-base-url={server.base_url}",
             f"--granularity-model-cache={cache}",
             "--granularity-model-cache-mode=record",
+            "--granularity-suggestions=off",  # as the reference agent in process: the same tools, the same tokens
         )
     assert [{k: r[k] for k in COMPARED} for r in live] == [{k: r[k] for k in COMPARED} for r in in_process]
     assert [r["local_tokens"] for r in live] == [r["tokens"] for r in in_process]
@@ -80,6 +81,7 @@ def test_the_reference_agent_over_http_records_replays_and_agrees_with_in_proces
         "--granularity-model=reference",
         f"--granularity-model-cache={cache}",
         "--granularity-model-cache-mode=replay",
+        "--granularity-suggestions=off",
     )
     assert len(replayed) == len(live) and all(r["outcome"] != "error" for r in replayed)
     for suffix in (".json", ".jsonl"):

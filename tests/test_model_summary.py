@@ -11,14 +11,15 @@ from pytest_granularity.report.render import render_report, write_report
 SERVER = "smollm2 sha256:0123456789abcdef chatml-function-calling n_ctx=8192 threads=1 cap=256"
 
 
-def reply(finish: str, called: bool, fingerprint: str | None = SERVER) -> dict:
+def reply(finish: str, called: bool, fingerprint: str | None = SERVER, cut: int = 0) -> dict:
     message = {"role": "assistant", "content": ""}
     if called:
         message["tool_calls"] = [{"id": "x", "type": "function", "function": {"name": "finish", "arguments": "{}"}}]
     response = {"choices": [{"finish_reason": finish, "message": message}]}
     if fingerprint:
         response["system_fingerprint"] = fingerprint
-    return {"request": {"model": "smollm2"}, "response": response}
+    request = {"model": "smollm2", **({"cut_observations": cut} if cut else {})}
+    return {"request": request, "response": response}
 
 
 def run(policy: str, stop: str, calls: list[dict], task: str = "t") -> RunResult:
@@ -31,14 +32,18 @@ def run(policy: str, stop: str, calls: list[dict], task: str = "t") -> RunResult
 
 def test_replies_are_counted_per_policy_from_the_responses():
     results = [
-        run("micro", "step_limit", [reply("tool_calls", True), reply("stop", False), reply("length", False)]),
+        run(
+            "micro",
+            "step_limit",
+            [reply("tool_calls", True), reply("stop", False, cut=2), reply("length", False, cut=1)],
+        ),
         run("micro", "finished", [reply("tool_calls", True)], task="u"),
         run("macro", "macro_failed", [reply("length", False, fingerprint="other")]),
         run("reference", "finished", []),
     ]
     assert model_runs(results) == [
-        ModelRuns("macro", 1, 1, 1, 1, {"macro_failed": 1}),
-        ModelRuns("micro", 2, 4, 2, 1, {"finished": 1, "step_limit": 1}),
+        ModelRuns("macro", 1, 1, 1, 1, 0, {"macro_failed": 1}),
+        ModelRuns("micro", 2, 4, 2, 1, 3, {"finished": 1, "step_limit": 1}),
     ]
     assert fingerprints(results) == ["other", SERVER]
 

@@ -198,3 +198,23 @@ def test_the_agent_never_sees_the_solution_or_the_verifier(fix_add):
         for secret in secrets:
             assert secret not in sent and secret.replace("\n", "\\n") not in sent
         assert "SCALE = 1" not in sent and "test_add_is_plain_sum" not in sent
+
+
+def test_a_request_too_long_for_the_context_has_its_oldest_results_cut_first():
+    from pytest_granularity.agents.chat import CUT_NOTE, _request_tokens, fit_context
+
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "task"},
+        *(
+            m
+            for n in range(3)
+            for m in ({"role": "assistant", "content": f"a{n}"}, {"role": "tool", "content": "x " * 400})
+        ),
+    ]
+    whole = _request_tokens(messages, [])
+    assert fit_context(messages, [], whole) == (messages, 0), "a request that fits is sent as it is"
+    fitted, cut = fit_context(messages, [], whole - 10)
+    assert cut == 1 and fitted[3]["content"] == CUT_NOTE.format(chars=800) and fitted[5:] == messages[5:]
+    fitted, cut = fit_context(messages, [], 0)
+    assert cut == 3 and fitted[:3] == messages[:3] and [m["content"] for m in fitted[2::2]] == ["a0", "a1", "a2"]

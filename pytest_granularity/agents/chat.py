@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.tokens import count_tokens
 from ..core.transcript import Message, Reply, ToolCall, Usage
 from . import AgentSetup, InfrastructureError
 
@@ -56,19 +57,33 @@ class Sampling:
 
 
 class ChatAgent:
-    """One run's agent: builds each request from the transcript, sends it, reads the reply."""
+    """One run's agent: builds each request from the transcript, sends it, reads the reply.
 
-    def __init__(self, setup: AgentSetup, sampling: Sampling, send: Send, price: Price | None = None) -> None:
+    With a ``context`` (the model's window in tokens), a request that would not fit has its oldest
+    tool results cut (see :func:`fit_context`), and the request's record says how many."""
+
+    def __init__(
+        self,
+        setup: AgentSetup,
+        sampling: Sampling,
+        send: Send,
+        price: Price | None = None,
+        context: int | None = None,
+    ) -> None:
         self.task = setup.task
         self.seed = setup.seed
         self.sampling = sampling
         self.send = send
         self.price = price
+        self.context = context
         self.calls = 0
 
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Reply:
         self.calls += 1
         body = request_body(self.sampling, messages, tools, self.seed)
+        if self.context is not None:
+            budget = self.context - (self.sampling.max_completion_tokens or 0) - CONTEXT_MARGIN
+            body["messages"], cut = fit_context(body["messages"], body["tools"], budget)
         where = f"task {self.task.id}, model call {self.calls}"
         response = self.send(body, where)
         try:
@@ -78,7 +93,10 @@ class ChatAgent:
         usage = reply.usage
         if usage is not None and self.price is not None:
             usage = Usage(usage.prompt, usage.completion, usage.cached, round(self.price.cost(usage), 8))
-        return Reply(reply.content, reply.calls, usage, {"request": request_record(body), "response": response})
+        record = request_record(body)
+        if self.context is not None and cut:
+            record["cut_observations"] = cut
+        return Reply(reply.content, reply.calls, usage, {"request": record, "response": response})
 
 
 def request_body(
@@ -98,6 +116,34 @@ def request_body(
     }
     body.update({k: v for k, v in optional.items() if v is not None})
     return body
+
+
+CONTEXT_MARGIN = 64
+"""Tokens kept free beside the reply's cap: the chat template's own markup."""
+CUT_NOTE = "[this result was cut to fit the model's context window ({chars} characters); call the tool again to see it]"
+
+
+def fit_context(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], budget: int
+) -> tuple[list[dict[str, Any]], int]:
+    """The messages with the oldest tool results cut until the request fits ``budget`` tokens, and how many
+    were cut. The count is cl100k's over the request's JSON, which over-counts the rendered prompt of the
+    models this is for (SmolLM2's prompt tokens were 0.29-0.94 of it, median 0.64, over 300 recorded
+    requests), so a request that fits here fits there. Results go oldest first; the system message,
+    the task and the model's own calls are never cut."""
+    fitted = list(messages)
+    cut = 0
+    for index in [i for i, m in enumerate(fitted) if m.get("role") == "tool"]:
+        if _request_tokens(fitted, tools) <= budget:
+            break
+        content = str(fitted[index].get("content") or "")
+        fitted[index] = {**fitted[index], "content": CUT_NOTE.format(chars=len(content))}
+        cut += 1
+    return fitted, cut
+
+
+def _request_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+    return count_tokens(json.dumps(messages, ensure_ascii=False) + json.dumps(tools, ensure_ascii=False))
 
 
 def request_record(body: dict[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,11 @@ class Task:
     fit: str | None = None
     verifier_allow_skips: bool = False
 
+    @property
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What nothing that acts before or for the agent may read: the task file, verifier and solution."""
+        return tuple(p for p in (self.path, self.verifier_tests, self.solution_overlay) if p is not None)
+
 
 def load_task(path: Path) -> Task:
     """Load ``path`` (a ``task.yaml`` or the folder holding one) into a :class:`Task`."""

@@ -122,14 +122,21 @@ class MacroRegistry:
         if not k or len(available) <= k:
             return available
         pinned = [m for m in available if m.contract.get("pinned")]
-        candidates = [m for m in available if not m.contract.get("pinned")]
-        scores = retrieval_scores(candidates, query)
-        ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], candidates[i].name))
-        chosen = {candidates[i].name for i in ranked[: max(k - len(pinned), 0)]} | {m.name for m in pinned}
+        best = _ranked([m for m in available if not m.contract.get("pinned")], query)
+        chosen = {m.name for m in best[: max(k - len(pinned), 0)]} | {m.name for m in pinned}
         return [m for m in available if m.name in chosen]
+
+    def ranked(self, query: str) -> list[Macro]:
+        """The available macros, the best retrieval score for ``query`` first (ties by name)."""
+        return _ranked(self.available(), query)
 
     def tool_schemas(self, macros: Iterable[Macro] | None = None) -> list[dict[str, Any]]:
         return [m.tool_schema() for m in (self._macros.values() if macros is None else macros)]
+
+
+def _ranked(macros: list[Macro], query: str) -> list[Macro]:
+    scores = retrieval_scores(macros, query)
+    return [macros[i] for i in sorted(range(len(macros)), key=lambda i: (-scores[i], macros[i].name))]
 
 
 def retrieval_scores(macros: list[Macro], query: str) -> list[float]:

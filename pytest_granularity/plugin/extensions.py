@@ -75,12 +75,13 @@ BUILTIN = "pytest-granularity"
 
 def agents(config: pytest.Config) -> dict[str, AgentFactory]:
     """The built-in agents and those plugins register (``pytest_granularity_agents``), by name."""
+    from ..agents.first_suggestion import FirstSuggestion
     from ..agents.reference import ReferenceAgent
 
     return _by_name(
         "agent",
         [
-            (BUILTIN, {"reference": ReferenceAgent}),
+            (BUILTIN, {"reference": ReferenceAgent, "first-suggestion": FirstSuggestion}),
             *((plugin, dict(found)) for plugin, found in _answers(config, "agents")),
         ],
     )

@@ -11,6 +11,7 @@ first live request.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import uuid
@@ -35,6 +36,7 @@ from ..agents.local_model import (
 )
 from ..agents.model_cache import MODES, ModelCache
 from ..agents.openai_client import Endpoint, OpenAISender
+from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
 from ..core.result import LOCAL, PROVIDER
 
 AGENT_NAME = "openai"
@@ -96,6 +98,12 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("local-ctx", "N", "with the local agent: the model's context window in tokens (default 8192)"),
     ("local-port", "N", "with the local agent: the server's port on 127.0.0.1 (default 0: a free one)"),
     ("local-startup-timeout", "SECONDS", "with the local agent: how long the server may take to load (default 60)"),
+    (
+        "local-grammar",
+        "|".join(ARGUMENT_GRAMMARS),
+        "with the local agent: generate a call's arguments under its tool's JSON-schema grammar (default "
+        "schema), or under the grammar of any JSON value (json)",
+    ),
 )
 
 
@@ -141,6 +149,7 @@ def run_settings(config: pytest.Config) -> dict[str, Any]:
         raise pytest.UsageError(f"--granularity-token-source: '{source}' is not provider or local")
     _cache_settings(config)
     _tool_choice(config)
+    _choice(config, "local-grammar", ARGUMENT_GRAMMARS)
     return {"max_tokens": _number(config, "max-tokens-per-run", int, 1), "token_source": source}
 
 
@@ -163,9 +172,11 @@ class OpenAIAgentFactory:
     sampling: Sampling
     send: Send
     price: Price | None
+    context: int | None = None
+    """The model's context window in tokens, when known (the local agent's): requests are cut to fit it."""
 
     def __call__(self, setup: AgentSetup) -> ChatAgent:
-        return ChatAgent(setup, self.sampling, self.send, self.price)
+        return ChatAgent(setup, self.sampling, self.send, self.price, self.context)
 
 
 def openai_factory(config: pytest.Config) -> OpenAIAgentFactory:
@@ -204,6 +215,7 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
         "timeout": _number(config, "request-timeout", float),
         "startup_timeout": _number(config, "local-startup-timeout", float),
         "port": _number(config, "local-port", int),
+        "arguments_grammar": _choice(config, "local-grammar", ARGUMENT_GRAMMARS),
     }
     options = {name: value for name, value in given.items() if value is not None}
 
@@ -223,7 +235,8 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
             _prove(server, stop=getattr(config.option, "dist", "no") != "no")
         return LocalSend(server)
 
-    return _factory(config, sampling, live)
+    context = options.get("n_ctx", ServerSettings.n_ctx)
+    return dataclasses.replace(_factory(config, sampling, live), context=context)
 
 
 def _prove(server: LocalServer, stop: bool) -> None:
@@ -269,9 +282,13 @@ def _require_openai(agent: str, extra: str) -> None:
 
 
 def _tool_choice(config: pytest.Config) -> str | None:
-    value = _value(config, "tool-choice")
-    if value is not None and value not in TOOL_CHOICES:
-        raise pytest.UsageError(f"--granularity-tool-choice: '{value}' is not one of {', '.join(TOOL_CHOICES)}")
+    return _choice(config, "tool-choice", TOOL_CHOICES)
+
+
+def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str | None:
+    value = _value(config, name)
+    if value is not None and value not in choices:
+        raise pytest.UsageError(f"--granularity-{name}: '{value}' is not one of {', '.join(choices)}")
     return value
 
 

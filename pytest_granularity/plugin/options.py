@@ -53,6 +53,14 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption("--granularity-agent", default=None, metavar="NAME", help="agent to drive (default: reference).")
     group.addoption(
+        "--granularity-suggestions",
+        default=None,
+        metavar="off|listed|constrained",
+        help="how a macro phase offers the calls each macro suggests for the task: not at all, listed in its "
+        "description, or as the only arguments it allows (default: off for the reference agent, which knows "
+        "the answer; constrained for every other agent).",
+    )
+    group.addoption(
         "--granularity-max-steps",
         type=int,
         default=None,
@@ -167,6 +175,7 @@ def add_options(parser: pytest.Parser) -> None:
     ):
         parser.addini(name, help_text, default="")
     parser.addini("granularity_retrieval_k", "default for --granularity-retrieval-k", default="")
+    parser.addini("granularity_suggestions", "default for --granularity-suggestions", default="")
     parser.addini("granularity_faults", "default for --granularity-faults (declared or all)", default="")
     parser.addini("granularity_breaker", "default for --granularity-breaker", default="")
     parser.addini("granularity_epochs", "default for --granularity-epochs", default="")

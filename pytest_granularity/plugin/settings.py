@@ -25,6 +25,8 @@ from ..gate.baseline import (
     parse_fraction,
 )
 from ..macros.registry import DEFAULT_TOP_K
+from ..macros.suggestions import CONSTRAINED, OFF
+from ..macros.suggestions import MODES as SUGGESTION_MODES
 from ..run.policies import Policy
 from ..run.runner import RunSettings
 from .extensions import resolve as resolve_extensions
@@ -90,6 +92,7 @@ class GranularitySettings:
             max_steps=_max_steps(config),
             retrieval_k=int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
             seed=int_setting(config, "--granularity-seed", "granularity_seed", 0),
+            suggestions=_suggestions(config),
             **run_settings(config),
             sandbox=sandbox,
         )
@@ -106,6 +109,22 @@ class GranularitySettings:
             verbose=config.option.verbose > 0,
             worker=hasattr(config, "workerinput"),
         )
+
+
+DEFAULT_SUGGESTIONS = CONSTRAINED
+"""What every agent but the reference one gets unless told: chosen from the bundled model's ablation
+(docs/models.md)."""
+
+
+def _suggestions(config: pytest.Config) -> str:
+    """The reference agent knows every answer, so suggestions would only change its bill: off unless asked."""
+    mode = config.getoption("--granularity-suggestions") or config.getini("granularity_suggestions")
+    if not mode:
+        agent = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+        return OFF if agent == "reference" else DEFAULT_SUGGESTIONS
+    if mode not in SUGGESTION_MODES:
+        raise pytest.UsageError(f"--granularity-suggestions: '{mode}' is not one of {', '.join(SUGGESTION_MODES)}")
+    return str(mode)
 
 
 def sandbox_of(config: pytest.Config) -> Sandbox:

@@ -2,8 +2,9 @@
 
 A weak model fails in ways the main table's failure classes do not show (it answers in prose,
 runs out of steps, fills its context), so a report of model runs says, per policy, how the runs
-stopped, how many replies called no tool (each answered with a nudge) and how many were cut at
-the completion cap, and which servers answered (their ``system_fingerprint``: for the bundled
+stopped, how many replies called no tool (each answered with a nudge), how many were cut at the
+completion cap, how many tool results were cut so that a request fitted the context, and which
+servers answered (their ``system_fingerprint``: for the bundled
 model, the model file's hash and the settings it was served with). Everything comes from the
 run records, so a replayed session reports exactly what the recorded one did.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from ..core.result import RunResult
 
-HEADERS = ("policy", "runs", "model calls", "no tool call", "cut at cap", "stop reasons")
+HEADERS = ("policy", "runs", "model calls", "no tool call", "cut at cap", "results cut to fit", "stop reasons")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class ModelRuns:
     model_calls: int
     without_call: int
     cut_off: int
+    cut_observations: int
+    """Tool results replaced by a note so that a request fits the model's context window."""
     stop_reasons: dict[str, int]
 
 
@@ -47,6 +50,9 @@ def _row(policy: str, runs: list[RunResult]) -> ModelRuns:
         model_calls=len(responses),
         without_call=sum(not (c.get("message") or {}).get("tool_calls") for c in choices),
         cut_off=sum(c.get("finish_reason") == "length" for c in choices),
+        cut_observations=sum(
+            int((call.get("request") or {}).get("cut_observations") or 0) for run in runs for call in run.model_calls
+        ),
         stop_reasons=dict(sorted(Counter(run.stop_reason for run in runs).items())),
     )
 
@@ -70,6 +76,7 @@ def rows(summaries: Sequence[ModelRuns]) -> list[tuple[str, ...]]:
             str(s.model_calls),
             str(s.without_call),
             str(s.cut_off),
+            str(s.cut_observations),
             ", ".join(f"{reason}={count}" for reason, count in s.stop_reasons.items()),
         )
         for s in summaries

@@ -40,14 +40,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.modnames import absolute_module, dotted_name, package_of
+from ..macros.derivation import PATH_TOKEN, QUOTED_TEXT, prompt_paths
 
 if TYPE_CHECKING:
     from ..macros import MacroRegistry
 
-_PATH = re.compile(
-    r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:py|md|rst|txt|json|toml|ini|cfg|yaml|yml|csv))(?![\w/-])"
-)
-_QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|'([^'\n]+)'")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _IDENTIFIER = re.compile(r"\b(?:[a-z]\w*_\w+|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
 _TEXT_WORDS = re.compile(r"\b(readme|docs?|documentation|docstring|message|wording|typo|summary|summari[sz]e)\b", re.I)
@@ -101,16 +98,6 @@ def compute(
     return features if macros is None else _with_applicability(features, prompt, files, macros, hidden)
 
 
-def prompt_paths(prompt: str) -> list[str]:
-    """The distinct path-like tokens of a prompt, sorted (also what macros' ``derive`` checks use)."""
-    return sorted({m.group(1).rstrip("./") for m in _PATH.finditer(prompt)})
-
-
-def prompt_snippets(prompt: str) -> list[str]:
-    """The backticked or quoted texts of a prompt, in order of appearance, without repeats."""
-    return list(dict.fromkeys(next(g for g in m.groups() if g) for m in _QUOTED.finditer(prompt)))
-
-
 def _with_applicability(
     features: Features, prompt: str, files: Mapping[str, bytes], macros: MacroRegistry, hidden: tuple[Path, ...]
 ) -> Features:
@@ -124,9 +111,9 @@ def _with_applicability(
 
 
 def _entities(prompt: str, paths: list[str]) -> set[str]:
-    found = {next(g for g in m.groups() if g).rstrip("/") for m in _QUOTED.finditer(prompt)}
+    found = {next(g for g in m.groups() if g).rstrip("/") for m in QUOTED_TEXT.finditer(prompt)}
     found.update(paths)
-    rest = _PATH.sub(" ", prompt)
+    rest = PATH_TOKEN.sub(" ", prompt)
     found.update(m.group(0) for m in _DOTTED.finditer(rest) if not _is_number(m.group(0)))
     found.update(m.group(0) for m in _IDENTIFIER.finditer(rest))
     return found

@@ -35,8 +35,7 @@ class RouterError(ValueError):
 
 def features_of(task: Task, workspace: Workspace, macros: MacroRegistry) -> Features:
     """A task's features; the macros' applicability checks may not read its task file, verifier or solution."""
-    hidden = tuple(p for p in (task.path, task.verifier_tests, task.solution_overlay) if p is not None)
-    return compute(task.prompt, workspace.initial, macros, hidden)
+    return compute(task.prompt, workspace.initial, macros, task.hidden_paths)
 
 
 def heuristic_mode(f: Features) -> str:

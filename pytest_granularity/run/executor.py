@@ -39,9 +39,10 @@ from ..core.tasks import Task
 from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, ToolContext, argument_problem, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
-from ..macros import MacroContext, MacroOutcome, MacroRegistry, invoke
+from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
+from ..macros.suggestions import OFF, offered_schema, suggested_calls
 from ..verifier.verify import Verdict
 from .policies import MACRO, MICRO, FailureEvent, Policy
 
@@ -242,6 +243,8 @@ class Limits:
     max_tokens: int | None = None
     provider_tokens: bool = True
     """Measure ``max_tokens`` in the provider's tokens when it reports them (else the local count)."""
+    suggestions: str = OFF
+    """How a macro phase offers each macro's suggested calls (``macros.suggestions.MODES``)."""
 
 
 def execute(
@@ -296,10 +299,11 @@ class Run:
         with clock.timing("routing"):
             mode = policy.route(task, ctx.workspace)
             offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
+            macro_tools = _macro_schemas(task, ctx, macros, offered, limits.suggestions) if mode == MACRO else []
         machine.fire(mode)
-        tools = _micro_schemas() if mode == MICRO else [*macros.tool_schemas(offered), MICRO_TOOLS[FINISH].schema()]
+        tools = _micro_schemas() if mode == MICRO else [*macro_tools, MICRO_TOOLS[FINISH].schema()]
         transcript = Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools)
-        offered_names = tuple(m.name for m in offered)
+        offered_names = tuple(t["function"]["name"] for t in macro_tools)
         execution = Execution(transcript, mode, transitions=machine.log, offered=offered_names, clock=clock)
         return cls(execution, machine, policy, ctx, macros, limits, fault, verifier)
 
@@ -524,6 +528,21 @@ def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set
         return None
     target = macros.get(fallback)
     return fallback if target is not None and first_error(target.parameters, args) is None else None
+
+
+def _macro_schemas(
+    task: Task, ctx: ToolContext, macros: MacroRegistry, offered: list[Macro], mode: str
+) -> list[dict[str, Any]]:
+    """The macro phase's tools. With suggestions, each macro carries the calls it suggests for the task,
+    and the tools come in the order retrieval ranks them, so the first is the likeliest; a constrained
+    macro with no call to allow is not offered."""
+    if mode == OFF:
+        return macros.tool_schemas(offered)
+    calls = suggested_calls(task.prompt, ctx.workspace.initial, offered, task.hidden_paths)
+    names = {m.name for m in offered}
+    ranked = [m for m in macros.ranked(task.prompt) if m.name in names]
+    schemas = (offered_schema(m, calls.get(m.name, []), mode) for m in ranked)
+    return [s for s in schemas if s is not None]
 
 
 def _micro_schemas() -> list[dict[str, Any]]:

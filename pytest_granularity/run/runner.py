@@ -23,6 +23,7 @@ from ..core.workspace import Workspace, WorkspaceError
 from ..macros import MacroRegistry
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
+from ..macros.suggestions import OFF
 from ..verifier.verify import verify
 from .executor import (
     STOP_AGENT_EXCEPTION,
@@ -51,6 +52,8 @@ class RunSettings:
     token_source: str = PROVIDER
     """``provider``: count the provider's usage where the agent reports it; ``local``: always cl100k."""
     sandbox: Sandbox = NO_SANDBOX
+    suggestions: str = OFF
+    """How a macro phase offers the calls each macro suggests (``macros.suggestions.MODES``)."""
 
 
 def run_task(
@@ -102,6 +105,7 @@ def _limits(task: Task, settings: RunSettings) -> Limits:
         settings.retrieval_k,
         settings.max_tokens,
         settings.token_source == PROVIDER,
+        settings.suggestions,
     )
 
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from pytest_granularity import MacroContext
 from pytest_granularity.core.workspace import PathEscape
 from pytest_granularity.macros.builtin.move_module_engine import blockers, references, rewrite
 from pytest_granularity.macros.checks import syntax_problems, test_problems
-from pytest_granularity.routing.features import prompt_paths
-
-_MOVE_WORDS = re.compile(r"\b(move|rename|relocate)\b", re.IGNORECASE)
+from pytest_granularity.macros.derivation.moves import moves
 
 
 def _move(ctx: MacroContext) -> rewrite.Move:
@@ -63,11 +60,5 @@ def validate(ctx: MacroContext) -> list[str]:
 
 
 def derive_arguments(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, str]]:
-    """Moves the prompt asks for: an existing module or package it names, to a path it names that does not exist."""
-    if not _MOVE_WORDS.search(prompt):
-        return []
-    paths = prompt_paths(prompt)
-    packages = {p.rsplit("/", 1)[0] for p in files if p.endswith("/__init__.py")}
-    sources = [p for p in paths if (p.endswith(".py") and p in files) or p in packages]
-    targets = [p for p in paths if p not in files and p not in packages]
-    return [{"source": s, "destination": d} for s in sources for d in targets]
+    """Moves the prompt pins down, however worded: an existing module or package it names, to a new place it names."""
+    return moves(prompt, files)

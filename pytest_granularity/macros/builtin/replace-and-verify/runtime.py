@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
+from pytest_granularity.macros.derivation.replacements import replacements
 from pytest_granularity.macros.kit import existing_file
-from pytest_granularity.routing.features import prompt_paths, prompt_snippets
 
 
 def preconditions(ctx: MacroContext) -> list[str]:
@@ -40,6 +40,5 @@ def validate(ctx: MacroContext) -> list[str]:
 
 
 def derive_arguments(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, object]]:
-    """Replacements the prompt can pin down: a text it quotes, in a file it names (the text kept as is)."""
-    named = [p for p in prompt_paths(prompt) if p in files]
-    return [{"files": [f], "old": s, "new": s} for f in named for s in prompt_snippets(prompt)]
+    """Replacements the prompt pins down: a value it changes from one to another, in the files it names."""
+    return replacements(prompt, files)

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping
 
 from pytest_granularity import MacroContext
 from pytest_granularity.core.modnames import dotted_name
 from pytest_granularity.core.workspace import PathEscape
+from pytest_granularity.macros.derivation.summaries import summaries
 from pytest_granularity.macros.kit import is_docstring
-from pytest_granularity.routing.features import prompt_paths
-
-_SUMMARY_WORDS = re.compile(r"\b(summar\w*|api)\b", re.IGNORECASE)
 
 QUOTE = '"""'
 
@@ -122,10 +119,5 @@ def _class_signature(node: ast.ClassDef) -> str:
 
 
 def derive_arguments(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, str]]:
-    """Summaries the prompt asks for: a module it names, into its docstring or into a new file it names."""
-    if not _SUMMARY_WORDS.search(prompt):
-        return []
-    paths = prompt_paths(prompt)
-    modules = [p for p in paths if p.endswith(".py") and p in files]
-    new_files = [p for p in paths if p not in files and not p.endswith(".py")]
-    return [{"module": m} for m in modules] + [{"module": m, "destination": d} for m in modules for d in new_files]
+    """Summaries the prompt pins down: a module it names, into its docstring or into a new file it names."""
+    return summaries(prompt, files)
