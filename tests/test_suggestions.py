@@ -18,6 +18,7 @@ from conftest import REPO
 from pytest_granularity.agents.first_suggestion import first_suggestion
 from pytest_granularity.core.tasks import load_task
 from pytest_granularity.core.tools import FINISH, ToolContext
+from pytest_granularity.core.transcript import ToolCall
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.macros.suggestions import CONSTRAINED, LISTED, NONE_NOTE, OFF, offered_schema
@@ -104,3 +105,12 @@ def test_the_no_model_baseline_solves_what_its_first_suggestion_solves_and_nothi
         ("macro", "failed", 0),
         ("hybrid", "failed", 0),
     ]
+
+
+def test_a_constrained_call_once_made_is_withdrawn(macros):
+    task = load_task(REPO / "benchmark_tasks" / GBP)
+    with Workspace.for_task(task) as ws:
+        run = Run.start(task, FIXED_POLICIES["hybrid"], ToolContext(ws), macros, Limits(5, suggestions=CONSTRAINED))
+        run.step(ToolCall("replace_and_verify", dict(GBP_CALL)))
+        assert [t["function"]["name"] for t in run.transcript.tools] == [FINISH]
+        assert run.execution.offered == ()

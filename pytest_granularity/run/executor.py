@@ -456,6 +456,7 @@ class Run:
         execution.transcript.add_observation(call.id, outcome.observation())
         if outcome.ok:
             machine.fire("macro_ok", outcome.macro)
+            self._withdraw(outcome.macro, call.arguments)
             return
         machine.fire("macro_failed", outcome.macro)
         changed = ", ".join(outcome.changes.paths) or "none"
@@ -463,6 +464,15 @@ class Run:
             macro=outcome.macro, failure_class=outcome.failure_class, reason=outcome.reason, changed=changed
         )
         self._decide(outcome, note)
+
+    def _withdraw(self, name: str, args: dict[str, Any]) -> None:
+        """A constrained suggestion is offered until it has been made: made again it could only be refused
+        (what it replaced or moved is gone), and a caller that cannot tell is left with what remains, or ``finish``."""
+        tools = self.transcript.tools
+        kept = [t for t in (_without_call(t, name, args) for t in tools) if t is not None]
+        if kept != tools:
+            self.transcript.set_tools(kept)
+            self.execution.offered = tuple(t["function"]["name"] for t in kept if t["function"]["name"] != FINISH)
 
     def _macro_succeeded(self) -> bool:
         return any(c.failure_class is None for c in self.execution.macro_log)
@@ -543,6 +553,15 @@ def _macro_schemas(
     ranked = [m for m in macros.ranked(task.prompt) if m.name in names]
     schemas = (offered_schema(m, calls.get(m.name, []), mode) for m in ranked)
     return [s for s in schemas if s is not None]
+
+
+def _without_call(tool: dict[str, Any], name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    """``tool`` less the constrained call ``args`` of ``name``; None when that was the last call it allowed."""
+    parameters = tool["function"]["parameters"]
+    if tool["function"]["name"] != name or args not in parameters.get("enum", []):
+        return tool
+    left = [a for a in parameters["enum"] if a != args]
+    return {**tool, "function": {**tool["function"], "parameters": {**parameters, "enum": left}}} if left else None
 
 
 def _micro_schemas() -> list[dict[str, Any]]:

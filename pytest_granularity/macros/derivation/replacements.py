@@ -108,7 +108,7 @@ def _pairs(prompt: str, values: list[_Value]) -> Iterator[tuple[float, str, str]
                     yield from ((4.0, x, y), (1.5, y, x))
                 elif adjacent and _BACKWARD.match(between):
                     yield from ((4.0, y, x), (1.5, x, y))
-                elif a.kind == "number" or _alike(x, y):
+                elif a.kind == "number" or (_alike(x, y) and (a.kind == "text" or _respelled(x, y))):
                     yield from ((1.0, x, y), (1.0, y, x))
 
 
@@ -117,6 +117,13 @@ def _comparable(a: _Value, b: _Value) -> list[tuple[str, str]]:
     if a.text == b.text or a.kind != b.kind or (a.part != b.part and "." in a.text + b.text):
         return []
     return [_aligned(a.text, b.text)] if a.kind == "text" and _alike(a.text, b.text) else [(a.text, b.text)]
+
+
+def _respelled(a: str, b: str) -> bool:
+    """Two names that differ by little of the longer one (``dedup_days``/``dedupe_days``), not a name and
+    a longer name that starts with it (``stem``/``stemmer``)."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sum(m.size for m in matcher.get_matching_blocks()) >= 0.8 * max(len(a), len(b))
 
 
 def _alike(a: str, b: str) -> bool:
