@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pytest_granularity.cli import main as granularity
 from pytest_granularity.gate.metrics import ALL_FAMILIES, Summary
-from pytest_granularity.report.render import read_summary, render_markdown
+from pytest_granularity.report.render import read_summary, render_markdown, render_table
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE_REPORT = Path(".granularity/reference/report.json")
@@ -52,6 +52,12 @@ def reference_results(root: Path) -> str:
     return render_markdown(reference_summaries(root))
 
 
+def hybrid_table(root: Path) -> str:
+    """The terminal table of the README's first command (``--granularity=hybrid``), in a text block."""
+    rows = [s for s in reference_summaries(root) if s.policy == "hybrid"]
+    return f"```text\n{render_table(rows)}\n```"
+
+
 def task_families(root: Path) -> str:
     """``granularity tasks stats`` over the shipped tasks: families, macro fit and macros used."""
     out = io.StringIO()
@@ -64,6 +70,7 @@ def task_families(root: Path) -> str:
 
 GENERATORS: dict[str, Callable[[Path], str]] = {
     "reference-results": reference_results,
+    "hybrid-table": hybrid_table,
     "task-families": task_families,
 }
 

@@ -1,4 +1,4 @@
-"""The documentation site builds with no warning.
+"""The documentation site builds with no warning, and the README stays a landing page.
 
 The build is Sphinx with ``docs/conf.py`` and ``-W``: a link to a page, heading or file that does
 not exist, a page no table of contents lists and a table of contents naming a missing page are
@@ -18,6 +18,9 @@ from conftest import REPO
 pytest.importorskip("myst_parser", reason="the site needs the docs extra: pip install -e '.[docs]'")
 pytest.importorskip("furo", reason="the site needs the docs extra: pip install -e '.[docs]'")
 
+README_LINES = 150
+"""A landing page: what it is, the two commands, what you see, the gate, models, results, links."""
+
 
 def build(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
     """``sphinx-build`` as docs/developing.md gives it: every warning is an error, all of them reported."""
@@ -36,7 +39,7 @@ def test_the_site_builds_with_no_warning(tmp_path: Path) -> None:
     pages = {p.stem for p in (REPO / "docs").glob("*.md")}
     assert pages <= {p.stem for p in (tmp_path / "site").glob("*.html")}
     home = (tmp_path / "site" / "index.html").read_text()
-    assert 'href="gate.html"' in home, "the README's links to docs/ pages point at the site's pages"
+    assert 'href="getting-started.html"' in home, "the README's links to docs/ pages point at the site's pages"
 
 
 def test_a_broken_link_a_missing_page_and_an_orphan_fail_the_build(tmp_path: Path) -> None:
@@ -63,3 +66,10 @@ def test_a_broken_link_a_missing_page_and_an_orphan_fail_the_build(tmp_path: Pat
     ):
         assert warning in result.stderr, result.stderr
     assert "'setup'" not in result.stderr, "a link to an existing heading is fine"
+
+
+def test_the_readme_is_a_landing_page() -> None:
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert len(lines) <= README_LINES, (
+        f"README.md has {len(lines)} lines: move detail into docs/ (at most {README_LINES})"
+    )
