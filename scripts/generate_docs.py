@@ -1,0 +1,138 @@
+"""Regenerate the generated sections of the README and the docs from the committed files they show.
+
+A generated section is the text between ``<!-- generated: NAME -->`` and ``<!-- /generated: NAME -->``
+in README.md or a page under docs/. ``GENERATORS`` maps each NAME to a function that makes the
+section's text from a committed source, so a table is never edited by hand and cannot drift from
+what it shows: ``tests/test_generated_docs.py`` fails when a section differs from its generator's
+text, or when a marker names no generator.
+
+    python scripts/generate_docs.py           # rewrite every generated section
+    python scripts/generate_docs.py --check   # only say which sections are out of date (exit 1)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from pytest_granularity.cli import main as granularity
+from pytest_granularity.gate.metrics import ALL_FAMILIES, Summary
+from pytest_granularity.report.render import read_summary, render_markdown, render_table
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE_REPORT = Path(".granularity/reference/report.json")
+"""The summaries of the reference agent's whole matrix, as ``--granularity-report`` wrote them (its
+``.jsonl`` of run records, 9.5 MB of transcripts, is not committed: the tables need only the summaries)."""
+
+SECTION = re.compile(
+    r"(?P<start><!-- generated: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(?P<end><!-- /generated: (?P=name) -->)", re.S
+)
+START = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
+
+
+def reference_summaries(root: Path) -> list[Summary]:
+    """The committed report's summaries over all families, in the order the session printed them."""
+    names = {f.name for f in fields(Summary)}
+    rows = read_summary(root / REFERENCE_REPORT)["summaries"]
+    return [
+        Summary(**{**{k: v for k, v in row.items() if k in names}, "success_ci": tuple(row["success_ci"])})
+        for row in rows
+        if row["family"] == ALL_FAMILIES
+    ]
+
+
+def reference_results(root: Path) -> str:
+    """The results table of every task with every policy, as ``granularity report --markdown`` prints it."""
+    return render_markdown(reference_summaries(root))
+
+
+def hybrid_table(root: Path) -> str:
+    """The terminal table of the README's first command (``--granularity=hybrid``), in a text block."""
+    rows = [s for s in reference_summaries(root) if s.policy == "hybrid"]
+    return f"```text\n{render_table(rows)}\n```"
+
+
+def task_families(root: Path) -> str:
+    """``granularity tasks stats`` over the shipped tasks: families, macro fit and macros used."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = granularity(["tasks", "stats", str(root / "benchmark_tasks")])
+    if status:
+        raise RuntimeError(f"granularity tasks stats exited {status}")
+    return out.getvalue().rstrip("\n")
+
+
+GENERATORS: dict[str, Callable[[Path], str]] = {
+    "reference-results": reference_results,
+    "hybrid-table": hybrid_table,
+    "task-families": task_families,
+}
+
+
+def documents(root: Path) -> list[Path]:
+    """The markdown files that may hold generated sections."""
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+
+
+@dataclass(frozen=True)
+class Section:
+    path: Path
+    name: str
+    text: str
+
+
+def sections(path: Path) -> list[Section]:
+    """Every generated section of ``path``, with its text as committed."""
+    return [Section(path, m["name"], m["body"].rstrip("\n")) for m in SECTION.finditer(path.read_text())]
+
+
+def unclosed(path: Path) -> list[str]:
+    """Names whose start marker has no matching end marker in ``path``."""
+    text = path.read_text()
+    closed = {m["name"] for m in SECTION.finditer(text)}
+    return [name for name in START.findall(text) if name not in closed]
+
+
+def regenerate(path: Path, texts: dict[str, str]) -> str:
+    """``path``'s text with every generated section replaced by its generator's text."""
+    return SECTION.sub(lambda m: f"{m['start']}{texts[m['name']]}\n{m['end']}", path.read_text())
+
+
+def generated_texts(root: Path, names: set[str]) -> dict[str, str]:
+    """Each named section's text, made once even when several files show it."""
+    unknown = sorted(names - GENERATORS.keys())
+    if unknown:
+        raise KeyError(f"no generator for {', '.join(unknown)}; known: {', '.join(sorted(GENERATORS))}")
+    return {name: GENERATORS[name](root) for name in sorted(names)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a section is out of date")
+    args = parser.parse_args(argv)
+    paths = documents(REPO)
+    broken = [f"{p.relative_to(REPO)}: '{name}' is never closed" for p in paths for name in unclosed(p)]
+    if broken:
+        print("\n".join(broken), file=sys.stderr)
+        return 2
+    found = [s for p in paths for s in sections(p)]
+    texts = generated_texts(REPO, {s.name for s in found})
+    stale = [s for s in found if s.text != texts[s.name]]
+    for section in stale:
+        print(f"{section.path.relative_to(REPO)}: '{section.name}' is out of date", file=sys.stderr)
+    if args.check:
+        return 1 if stale else 0
+    for path in sorted({s.path for s in stale}):
+        path.write_text(regenerate(path, texts))
+        print(f"regenerated {path.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
