@@ -156,6 +156,29 @@ def test_a_session_whose_server_cannot_start_stops_before_any_run(pytester, tmp_
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str(), "no run started"
 
 
+def test_every_string_and_array_of_a_call_is_bounded_to_fit_the_cap():
+    from pytest_granularity.agents.llama_server import bounded
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "files": {"type": "array", "items": {"type": "string"}},
+            "old": {"type": "string", "maxLength": 5},
+            "new": {"type": "string"},
+            "count": {"type": "integer"},
+        },
+    }
+    assert bounded(schema, 600) == {
+        "type": "object",
+        "properties": {
+            "files": {"maxItems": 4, "type": "array", "items": {"maxLength": 100, "type": "string"}},
+            "old": {"type": "string", "maxLength": 5},
+            "new": {"maxLength": 100, "type": "string"},
+            "count": {"type": "integer"},
+        },
+    }, "six string leaves (four items, old, new) share 600 characters; a bound given stays"
+
+
 def test_tool_results_and_descriptions_reach_a_template_that_drops_them():
     messages = [
         {"role": "user", "content": "Read a.txt"},
@@ -213,11 +236,24 @@ def test_the_model_is_loaded_without_extra_buffer_types_and_proves_it_generates(
 
 
 @live
+def test_allowed_calls_holding_quotes_and_backslashes_make_a_grammar_that_generates_one_of_them():
+    from llama_cpp import Llama
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    allowed = [{"old": 'RATE = Decimal("0.19")', "new": 'RATE = Decimal("0.20")'}, {"old": r"re.compile(r\"\n\n\")"}]
+    llama = Llama(model_path=str(model_file("smollm2")), n_ctx=512, verbose=False)
+    with arguments_grammar("schema", 256):
+        grammar = LlamaGrammar.from_json_schema(json.dumps({"type": "object", "enum": allowed}), verbose=False)
+    text = llama.create_completion("Arguments: ", max_tokens=64, grammar=grammar, temperature=0)["choices"][0]["text"]
+    assert json.loads(text) in allowed, "the server would have crashed on this grammar with the library's own"
+
+
+@live
 def test_the_json_grammar_replaces_the_schema_grammar_for_a_request_only():
     from llama_cpp.llama_grammar import LlamaGrammar
 
     schema = json.dumps({"type": "object", "properties": {"a": {"type": "string"}}})
-    with arguments_grammar("json"), pytest.raises(ValueError, match="--arguments-grammar=json"):
+    with arguments_grammar("json", 256), pytest.raises(ValueError, match="--arguments-grammar=json"):
         LlamaGrammar.from_json_schema(schema)
     assert LlamaGrammar.from_json_schema(schema) is not None
 
@@ -383,7 +419,7 @@ def test_the_local_agent_records_in_wire_format_bills_the_server_and_replays_byt
     summary = json.loads((pytester.path / "live.json").read_text())
     assert summary["model_servers"] == [
         f"smollm2-copy sha256:{sha256_of(model)[:16]} chatml-function-calling n_ctx=8192 threads={default_threads(1)} "
-        "cap=256 grammar=schema render=tool-results,descriptions"
+        "cap=256 grammar=schema render=tool-results,descriptions,bounded-arguments"
     ]
     run_local(
         pytester,

@@ -192,22 +192,73 @@ def _as_user_message(message: dict[str, Any], names: dict[Any, str]) -> dict[str
     return {"role": "user", "content": f"functions.{name} returned:\n{message.get('content') or ''}"}
 
 
+def enum_grammar(values: list[Any]) -> str:
+    """GBNF that matches exactly the JSON text of one of ``values`` (as ``json.dumps`` writes it).
+
+    llama-cpp-python 0.3.36 builds an ``enum``'s literals without escaping the backslashes of their
+    JSON, so an allowed value holding a quote (``Decimal(\"0.19\")``) makes a grammar llama.cpp cannot
+    parse, and the server dies by SIGSEGV when it samples with it. Here each literal is escaped whole.
+    """
+    literals = (json.dumps(v).replace("\\", "\\\\").replace('"', '\\"') for v in values)
+    return "root ::= " + " | ".join(f'"{literal}"' for literal in literals) + "\n"
+
+
+CHARS_PER_TOKEN = 2
+"""Characters of string arguments allowed per token of the reply's cap: SmolLM2 writes about 3.4 characters
+a token in English, so the call's markup and names keep about a third of the cap."""
+ARRAY_ITEMS = 4
+"""The most items an array argument may have when its schema sets no ``maxItems``."""
+
+
+def bounded(schema: Any, chars: int) -> Any:
+    """``schema`` with every string and array it leaves unbounded given a bound, so that the whole call
+    fits in ``chars`` characters of strings: the call's JSON then always closes before the reply's cap,
+    instead of being cut off in the middle of a string (and lost)."""
+    leaves = _string_leaves(schema)
+    return _bound(schema, max(8, chars // max(1, leaves)))
+
+
+def _string_leaves(schema: Any) -> int:
+    if not isinstance(schema, dict):
+        return 0
+    if schema.get("type") == "string":
+        return 1
+    if schema.get("type") == "array":
+        return int(schema.get("maxItems", ARRAY_ITEMS)) * _string_leaves(schema.get("items"))
+    return sum(_string_leaves(p) for p in (schema.get("properties") or {}).values())
+
+
+def _bound(schema: Any, length: int) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("type") == "string":
+        return {"maxLength": length, **schema}
+    if schema.get("type") == "array":
+        return {"maxItems": ARRAY_ITEMS, **schema, "items": _bound(schema.get("items"), length)}
+    if "properties" in schema:
+        return {**schema, "properties": {k: _bound(v, length) for k, v in schema["properties"].items()}}
+    return schema
+
+
 @contextmanager
-def arguments_grammar(kind: str) -> Iterator[None]:
-    """``json``: the handler's grammar for a call's arguments is any JSON value, not the tool's schema
-    (its schema grammar is built by ``LlamaGrammar.from_json_schema``; when that fails, the handler
-    falls back to its JSON grammar)."""
-    if kind == "schema":
-        yield
-        return
+def arguments_grammar(kind: str, cap: int) -> Iterator[None]:
+    """The grammar the handler builds for a call's arguments (with ``LlamaGrammar.from_json_schema``):
+    the tool's schema with its strings and arrays bounded to fit ``cap`` tokens (:func:`bounded`; a
+    schema that is an ``enum`` through :func:`enum_grammar`), or any JSON value (``json``: the builder
+    refuses, and the handler falls back to its JSON grammar)."""
     from llama_cpp.llama_grammar import LlamaGrammar
 
     built = LlamaGrammar.__dict__["from_json_schema"]
 
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError("the server was started with --arguments-grammar=json")
+    def from_schema(cls: Any, schema: str, verbose: bool = True) -> Any:
+        if kind != "schema":
+            raise ValueError("the server was started with --arguments-grammar=json")
+        parsed = json.loads(schema)
+        if isinstance(parsed, dict) and isinstance(parsed.get("enum"), list) and parsed["enum"]:
+            return LlamaGrammar.from_string(enum_grammar(parsed["enum"]), verbose=verbose)
+        return built.__func__(cls, json.dumps(bounded(parsed, cap * CHARS_PER_TOKEN)), verbose)
 
-    setattr(LlamaGrammar, "from_json_schema", classmethod(refuse))  # noqa: B010 (mypy: a method may not be assigned)
+    setattr(LlamaGrammar, "from_json_schema", classmethod(from_schema))  # noqa: B010 (mypy: a method may not be assigned)
     try:
         yield
     finally:
@@ -252,7 +303,7 @@ class ModelServer:
             "max_tokens": cap,
             "logits_processor": [guard],
         }
-        with self.lock, arguments_grammar(self.settings.arguments_grammar):
+        with self.lock, arguments_grammar(self.settings.arguments_grammar, cap):
             self.llama.guard = guard
             if body.get("seed") is not None:  # the handler does not pass a seed on: sampling draws from the Llama's
                 self.llama.set_seed(int(body["seed"]))

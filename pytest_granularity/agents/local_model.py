@@ -170,7 +170,9 @@ class LocalServer:
 
     def _ended(self, process: subprocess.Popen[bytes]) -> str:
         self._read_to_the_end()
-        return f"exited with code {process.returncode} before it answered{self._last_words()}{crash_advice(process)}"
+        return (
+            f"exited with code {process.returncode} before it answered{self._last_words()}{crash_advice(process, True)}"
+        )
 
     def _read_to_the_end(self) -> None:
         """Once the process is gone, its stderr ends: wait for the reader to keep its last line."""
@@ -186,7 +188,7 @@ class LocalServer:
             return None
         self._read_to_the_end()
         return f"the local model server (pid {self.process.pid}) exited with code {self.process.returncode}" + (
-            self._last_words() + crash_advice(self.process)
+            self._last_words() + crash_advice(self.process, False)
         )
 
     def stop(self) -> None:
@@ -208,13 +210,18 @@ REBUILD = (
 )
 
 
-def crash_advice(process: subprocess.Popen[bytes]) -> str:
-    """What a crash by a signal means here, and the remedy: a native llama.cpp build that cannot run on this CPU."""
+def crash_advice(process: subprocess.Popen[bytes], starting: bool) -> str:
+    """What a crash by a signal means here. At start-up, before the server proved it can generate, it is a
+    native llama.cpp build that cannot run on this CPU, and the remedy is a rebuild; mid-session it is a
+    crash inside llama.cpp on one request (its last words say where)."""
     code = process.returncode
     if code is None or code >= 0 or -code in (signal.SIGTERM, signal.SIGKILL, signal.SIGINT):
         return ""
+    name = signal.Signals(-code).name
+    if not starting:
+        return f" ({name}: llama.cpp crashed on a request; its last words are above)"
     return (
-        f" ({signal.Signals(-code).name}: llama-cpp-python's native build crashed on this CPU; rebuild it "
+        f" ({name}: llama-cpp-python's native build crashed on this CPU; rebuild it "
         f"without the CPU-specific kernels: {REBUILD}, or choose another --granularity-model)"
     )
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 CHAT_FORMAT = "chatml-function-calling"
 """llama-cpp-python's chat handler for ChatML models with OpenAI-style tools."""
-RENDERING = "render=tool-results,descriptions"
-"""How the server adapts a request to that handler's template, which drops ``tool`` messages and
-tool descriptions (see :func:`.llama_server.rendered`); named in the fingerprint."""
+RENDERING = "render=tool-results,descriptions,bounded-arguments"
+"""How the server adapts a request to that handler: its template drops ``tool`` messages and tool
+descriptions (see :func:`.llama_server.rendered`), and a call's strings are bounded so that it closes
+within the reply's cap (:func:`.llama_server.bounded`); named in the fingerprint."""
 ARGUMENT_GRAMMARS = ("schema", "json")
 
 
