@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pytest_granularity.cli import main as granularity
 from pytest_granularity.gate.metrics import ALL_FAMILIES, Summary
+from pytest_granularity.report.model_summary import HEADERS as MODEL_HEADERS
 from pytest_granularity.report.render import read_summary, render_markdown, render_table
 
 REPO = Path(__file__).resolve().parent.parent
@@ -68,10 +69,86 @@ def task_families(root: Path) -> str:
     return out.getvalue().rstrip("\n")
 
 
+LOCAL_MODEL = Path(".granularity/local-model")
+"""The bundled model's recording: ``report.json`` (the recording session's summaries), beside the
+no-model baseline's over the same tasks and policies (``no-model-baseline.json``)."""
+
+
+def _all_families(path: Path) -> dict[tuple[str, str], dict[str, object]]:
+    return {(r["policy"], r["fault"]): r for r in read_summary(path)["summaries"] if r["family"] == ALL_FAMILIES}
+
+
+def local_model_results(root: Path) -> str:
+    """The bundled model's success and tokens per policy and fault, beside what the no-model baseline solves."""
+    model = _all_families(root / LOCAL_MODEL / "report.json")
+    baseline = _all_families(root / LOCAL_MODEL / "no-model-baseline.json")
+    lines = [
+        "| policy | fault | runs | SmolLM2: success [95% CI] | no model, first suggestion: success | "
+        "SmolLM2: tokens (mean / median) | steps (mean) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (policy, fault), row in model.items():
+        low, high = row["success_ci"]  # type: ignore[misc]
+        other = baseline.get((policy, fault), {}).get("success_rate")
+        lines.append(
+            f"| {policy} | {fault} | {row['runs']} | {row['success_rate']:.3f} [{low:.3f}, {high:.3f}] | "
+            f"{'-' if other is None else f'{other:.3f}'} | {row['mean_tokens']:.1f} / {row['median_tokens']:g} | "
+            f"{row['mean_steps']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def local_model_replies(root: Path) -> str:
+    """How the bundled model replied, per policy: the report's model table, and the server it talked to."""
+    report = read_summary(root / LOCAL_MODEL / "report.json")
+    lines = [f"| {' | '.join(MODEL_HEADERS)} |", "|---" * len(MODEL_HEADERS) + "|"]
+    for row in report["model_runs"]:
+        reasons = ", ".join(f"{k}={v}" for k, v in row["stop_reasons"].items())
+        cells = [row["policy"], row["runs"], row["model_calls"], row["without_call"], row["cut_off"]]
+        lines.append(f"| {' | '.join(map(str, cells))} | {row['cut_observations']} | {reasons} |")
+    servers = ", ".join(f"`{s}`" for s in report["model_servers"])
+    return "\n".join(lines) + f"\n\nServer: {servers}."
+
+
+ABLATION = (
+    ("off", "ablation-off.json"),
+    ("listed", "ablation-listed.json"),
+    ("constrained", "ablation-constrained.json"),
+)
+"""The macro policy without faults, each way of offering suggestions (constrained: replayed from the main recording)."""
+
+
+def local_model_ablation(root: Path) -> str:
+    """What the suggestions buy the bundled model in the macro policy: success, tokens, and how its calls failed."""
+    lines = [
+        "| suggestions | runs | success [95% CI] | tokens (mean) | model calls | no tool call | macro calls | "
+        "refused on shape (protocol_failure) | refused by preconditions |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for mode, name in ABLATION:
+        report = read_summary(root / LOCAL_MODEL / name)
+        row = _all_families(root / LOCAL_MODEL / name)[("macro", "none")]
+        replies = next(r for r in report["model_runs"] if r["policy"] == "macro")
+        audit = report["macro_audit"]
+        calls = sum(m["calls"] for m in audit)
+        shape = sum(m["failures"].get("protocol_failure", 0) for m in audit)
+        refused = sum(m["failures"].get("precondition_mismatch", 0) for m in audit)
+        low, high = row["success_ci"]  # type: ignore[misc]
+        lines.append(
+            f"| {mode} | {row['runs']} | {row['success_rate']:.3f} [{low:.3f}, {high:.3f}] | "
+            f"{row['mean_tokens']:.1f} | {replies['model_calls']} | {replies['without_call']} | {calls} | {shape} | "
+            f"{refused} |"
+        )
+    return "\n".join(lines)
+
+
 GENERATORS: dict[str, Callable[[Path], str]] = {
     "reference-results": reference_results,
     "hybrid-table": hybrid_table,
     "task-families": task_families,
+    "local-model-results": local_model_results,
+    "local-model-replies": local_model_replies,
+    "local-model-ablation": local_model_ablation,
 }
 
 
