@@ -15,7 +15,7 @@ from typing import Any
 from .pytest_process import run_pytest
 from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import first_error
-from .workspace import PathEscape, Workspace
+from .workspace import PathEscape, Workspace, shown_path
 
 MAX_SEARCH_HITS = 50
 MAX_LIST_FILES = 400
@@ -140,11 +140,21 @@ def _delete_file(ctx: ToolContext, args: dict[str, Any]) -> str:
 
 def _run_tests(ctx: ToolContext, args: dict[str, Any]) -> str:
     paths = list(args.get("paths") or ctx.tests)
-    for p in paths:
-        ctx.workspace.resolve(p)
+    check_test_paths(ctx.workspace, paths)
     result = run_pytest(ctx.workspace.root, paths, ctx.test_timeout, sandbox=ctx.sandbox)
     status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
     return f"pytest {' '.join(paths) or '(all tests)'}: {status}\n{result.tail()}"
+
+
+def check_test_paths(workspace: Workspace, paths: list[str]) -> None:
+    """Refuse (``PathEscape``) what pytest would read as something other than a test path in the workspace: an
+    option (``--junitxml=/elsewhere`` writes there) or an ``@file`` of more arguments."""
+    for p in paths:
+        if p.startswith(("-", "@")):
+            raise PathEscape(
+                f"'{shown_path(p)}' is not a test path: pytest would read it as an option, and none is taken"
+            )
+        workspace.resolve(p)
 
 
 def _show_diff(ctx: ToolContext, args: dict[str, Any]) -> str:
