@@ -40,6 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="tasks checked at once (default: the cores)"
     )
+    check.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        help="where verifiers and tests run, as --granularity-sandbox (default: the granularity_sandbox ini key, auto)",
+    )
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
     report = commands.add_parser("report", help="re-render the table of a saved --granularity-report")
@@ -176,9 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from .plugin.pytest_view import with_pytest_config
 
-    return with_pytest_config(
-        args.paths, lambda config: _tasks_check(config, args.paths, args.macros, not args.no_adversaries, args.jobs)
-    )
+    return with_pytest_config(args.paths, lambda config: _tasks_check(config, args, not args.no_adversaries))
 
 
 def _task_ids(root: Path) -> list[str]:
@@ -205,7 +208,7 @@ def _train(args: argparse.Namespace) -> int:
     from .core.schemas import DefinitionError
 
     try:
-        _check_outputs(("-o", args.output), *(() if args.runs else (("--save-runs", args.save_runs),)))
+        _check_outputs(("-o", args.output, ()), *(() if args.runs else (("--save-runs", args.save_runs, ()),)))
         if not find_task_files([args.tasks]):
             raise ValueError(f"--tasks: no {args.tasks}/**/task.yaml found")
         runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
@@ -233,15 +236,13 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_outputs(*outputs: tuple[str, Path | None]) -> None:
-    """Every file a command will write can be written: checked before any work, so none is lost."""
+def _check_outputs(*outputs: tuple[str, Path | None, tuple[str, ...]]) -> None:
+    """Every file a command will write (and the files with the given suffixes it writes beside it) can be
+    written: checked before any work, so none is lost."""
     from .plugin.output_paths import output_problem
 
-    for option, path in outputs:
-        companions = (
-            [path.with_suffix(".jsonl")] if option in ("-o", "--output") and path and path.suffix == ".json" else []
-        )
-        problem = output_problem(path, companions) if path is not None else None
+    for option, path, suffixes in outputs:
+        problem = output_problem(path, [path.with_suffix(s) for s in suffixes]) if path is not None else None
         if problem:
             raise ValueError(f"{option}: {problem}")
 
@@ -450,7 +451,7 @@ def _report(args: argparse.Namespace) -> int:
     from .report.render import read_records, render_report, update_markdown
 
     try:
-        _check_outputs(("--plot", args.plot), ("--html", args.html))
+        _check_outputs(("--plot", args.plot, (".txt",)), ("--html", args.html, ()))
         if args.update is not None:
             read_text(args.update)  # the file to update must exist and be text, before any work
         records = read_records(args.path)
@@ -474,7 +475,7 @@ def _merge(reports: list[Path], output: Path) -> int:
     from .report.render import merged_records, write_report
 
     try:
-        _check_outputs(("-o", output))
+        _check_outputs(("-o", output, (".jsonl",)))
         records = merged_records(reports)
     except (DefinitionError, OSError, ValueError) as exc:
         print(f"granularity merge: {exc}", file=sys.stderr)
@@ -484,27 +485,36 @@ def _merge(reports: list[Path], output: Path) -> int:
     return 0
 
 
-def _tasks_check(
-    config: pytest.Config, paths: list[Path], macro_folders: list[Path], adversaries: bool, jobs: int
-) -> int:
+def _tasks_check(config: pytest.Config, args: argparse.Namespace, adversaries: bool) -> int:
+    import pytest
+
     from .core import interrupts
+    from .core.sandbox import SandboxUnavailable, select
     from .core.schemas import DefinitionError
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
+    from .plugin.settings import sandbox_of
     from .run.taskcheck import check_task_files
 
+    paths, jobs = args.paths, args.jobs
     interrupts.install()
     try:
-        macros = MacroRegistry.load(macro_roots(config, macro_folders))
+        macros = MacroRegistry.load(macro_roots(config, args.macros))
     except DefinitionError as exc:
         print(f"bad macro definition: {exc}", file=sys.stderr)
         return 2
+    try:
+        sandbox = sandbox_of(config) if args.sandbox is None else select(args.sandbox, "--sandbox")
+    except (pytest.UsageError, SandboxUnavailable) as exc:
+        print(f"granularity tasks check: {exc}", file=sys.stderr)
+        return 2
+    print(f"granularity tasks check: {sandbox.describe()}", file=sys.stderr)
     files = find_task_files(paths)
     if not files:
         print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
         return 2
     failed = 0
-    for i, (path, result) in enumerate(zip(files, check_task_files(files, macros, adversaries, jobs)), 1):
+    for i, (path, result) in enumerate(zip(files, check_task_files(files, macros, adversaries, jobs, sandbox)), 1):
         status = "ok" if result.ok else "FAILED"
         print(f"[{i}/{len(files)}] {status} {path.parent.name}", flush=True)
         for problem in result.problems:
