@@ -8,6 +8,7 @@ before doing any work; output paths are checked before any work too.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -239,6 +240,31 @@ OUTPUTS: list[tuple[str, list[str], str]] = [
         "granularity train: --save-runs: {dir} is a folder; give the path of a file to write",
     ),
     (
+        "merge-output-dev-null",
+        ["merge", "{report}", "-o", "/dev/null"],
+        "granularity merge: -o: /dev/null is a character device, not a regular file; give the path of a file to write",
+    ),
+    (
+        "merge-output-fifo",
+        ["merge", "{report}", "-o", "{fifo}"],
+        "granularity merge: -o: {fifo} is a FIFO, not a regular file; give the path of a file to write",
+    ),
+    (
+        "report-plot-dev-full",
+        ["report", "{report}", "--plot", "/dev/full"],
+        "granularity report: --plot: /dev/full is a character device, not a regular file; give the path of a file *",
+    ),
+    (
+        "report-html-fifo",
+        ["report", "{report}", "--html", "{fifo}"],
+        "granularity report: --html: {fifo} is a FIFO, not a regular file; give the path of a file to write",
+    ),
+    (
+        "train-output-dev-null",
+        ["train", "--runs", "{report}", "-o", "/dev/null"],
+        "granularity train: -o: /dev/null is a character device, not a regular file; give the path of a file *",
+    ),
+    (
         "train-tasks-missing",
         ["train", "--runs", "{report}", "--tasks", "{dir}/none", "-o", "{dir}/r.json"],
         "granularity train: --tasks: no {dir}/none/**/task.yaml found",
@@ -250,9 +276,14 @@ OUTPUTS: list[tuple[str, list[str], str]] = [
 def test_a_bad_output_path_is_refused_before_any_work(tmp_path, capsys, argv, message):
     folder = tmp_path / "out"
     (folder / "m.jsonl").mkdir(parents=True)
-    fill = {"report": _report(tmp_path), "dir": folder, "file": _blocker(tmp_path)}
-    before = listing(tmp_path)
+    os.mkfifo(tmp_path / "pipe.json")
+    fill = {"report": _report(tmp_path), "dir": folder, "file": _blocker(tmp_path), "fifo": tmp_path / "pipe.json"}
+    before, devices = listing(tmp_path), set(os.listdir("/dev"))
     ended = cli([a.format(**fill) for a in argv], capsys, seconds=20)
+    beside = set(os.listdir("/dev")) - devices
+    for name in beside & {"null.jsonl", "full.txt"}:  # written by a defect: not left on the machine
+        os.unlink(f"/dev/{name}")
+    assert not beside, f"WROTE-OUTSIDE: {beside}"
     assert_refused(ended, message.format(**fill))
     assert listing(tmp_path) == before, "WROTE-OUTSIDE: a refused command wrote files"
 

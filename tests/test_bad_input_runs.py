@@ -150,6 +150,16 @@ OPTIONS = [
         "ERROR: --granularity-alpha: 1 is not between 0 and 1",
     ),
     (
+        "report-dev-null",
+        ["--granularity=micro", "--granularity-report=/dev/null"],
+        "ERROR: --granularity-report: /dev/null is a character device, not a regular file; give the path of a file *",
+    ),
+    (
+        "plot-dev-full",
+        ["--granularity=micro", "--granularity-plot=/dev/full"],
+        "ERROR: --granularity-plot: /dev/full is a character device, not a regular file; give the path of a file *",
+    ),
+    (
         "retrieval-k",
         ["--granularity=micro", "--granularity-retrieval-k=-1"],
         "ERROR: --granularity-retrieval-k: -1 must not be negative",

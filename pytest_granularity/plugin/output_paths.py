@@ -7,6 +7,7 @@ folder is probed with a temporary file that is removed at once.
 
 from __future__ import annotations
 
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,9 @@ def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
     for target in (path, *companions):
         if target.is_dir():
             return f"{target} is a folder; give the path of a file to write"
+        kind = _special(target)
+        if kind:
+            return f"{target} is {kind}, not a regular file; give the path of a file to write"
     folder = path.parent
     while not folder.exists():
         folder = folder.parent
@@ -28,3 +32,21 @@ def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
     except OSError as exc:
         return f"cannot write in {folder}: {exc.strerror or exc}"
     return None
+
+
+SPECIAL = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+"""What a path can be besides a file or a folder: a report written to ``/dev/null`` went to ``/dev/null.jsonl``
+beside it, one to ``/dev/full`` failed at the end, one to a FIFO blocked until something read it."""
+
+
+def _special(path: Path) -> str | None:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # missing (it will be created) or unreadable (the write probe below says why)
+    return next((kind for test, kind in SPECIAL if test(mode)), None)
