@@ -140,8 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--save-runs",
         type=Path,
-        default=Path(".granularity/training-runs.jsonl"),
-        help="where fresh runs are kept, to retrain from",
+        help="where fresh runs are kept, to retrain from (default: .granularity/training-runs.jsonl beside -o)",
     )
     explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
@@ -188,6 +187,20 @@ def _task_ids(root: Path) -> list[str]:
     return [load_task(path).id for path in find_task_files([root])]
 
 
+def _check_trainable(root: Path) -> None:
+    """Refuse, before any run, tasks that held-out evaluation cannot split: it trains without each family in turn,
+    so with one family it would fit a tree on nothing."""
+    files = find_task_files([root])
+    if not files:
+        raise ValueError(f"--tasks: no {root}/**/task.yaml found")
+    families = sorted({load_task(path).family for path in files})
+    if len(families) < 2:
+        raise ValueError(
+            f"--tasks {root}: {len(files)} task(s), all of the family {families[0]}; training holds out each family"
+            " in turn, so it needs tasks of at least two families"
+        )
+
+
 def _check_coverage(missing: list[str], args: argparse.Namespace) -> None:
     """Refuse, before any fitting, runs that do not cover every task under ``--tasks``."""
     if missing:
@@ -207,10 +220,11 @@ def _train(args: argparse.Namespace) -> int:
         return 2
     from .core.schemas import DefinitionError
 
+    if args.save_runs is None:  # beside the router it trains: -o elsewhere leaves this repository's runs alone
+        args.save_runs = args.output.parent / ".granularity" / "training-runs.jsonl"
     try:
         _check_outputs(("-o", args.output, ()), *(() if args.runs else (("--save-runs", args.save_runs, ()),)))
-        if not find_task_files([args.tasks]):
-            raise ValueError(f"--tasks: no {args.tasks}/**/task.yaml found")
+        _check_trainable(args.tasks)
         runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
         indexed = training.index_runs(runs)
         _check_coverage(training.uncovered(indexed, _task_ids(args.tasks)), args)

@@ -315,6 +315,37 @@ def test_train_writes_its_router_into_a_folder_it_creates(tmp_path, capsys):
     assert ended.code == 0 and json.loads(target.read_text())["format"]
 
 
+def test_train_on_tasks_of_one_family_is_refused_before_any_run(fix_add, tmp_path, capsys):
+    """Held-out evaluation trains without each family: with one, scikit-learn was given no rows (a traceback,
+    after every run was made)."""
+    pytest.importorskip("sklearn")
+    folder = fix_add.path.parent
+    ended = cli(["train", "--tasks", str(folder), "-o", str(tmp_path / "r.json")], capsys, seconds=20)
+    assert_refused(
+        ended,
+        f"granularity train: --tasks {folder}: 1 task(s), all of the family simple; training holds out each family"
+        " in turn, so it needs tasks of at least two families",
+    )
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_train_elsewhere_keeps_its_runs_beside_its_router_not_in_this_repository(tmp_path, capsys, monkeypatch):
+    """``train -o ELSEWHERE`` rewrote ``.granularity/training-runs.jsonl`` of the folder it ran in."""
+    pytest.importorskip("sklearn")
+    from pytest_granularity.routing import training
+
+    committed = Path(__file__).parent.parent / ".granularity" / "training-runs.jsonl"
+    tasks = Path(__file__).parent.parent / "benchmark_tasks"
+    monkeypatch.setattr(training, "fresh_runs", lambda root: training.read_runs(committed))
+    here, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    ended = cli(["train", "--tasks", str(tasks), "-o", str(elsewhere / "router.json")], capsys, seconds=120)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped or ended.err[-300:]}"
+    assert listing(here) == set(), f"WROTE-OUTSIDE: {listing(here)}"
+    assert (elsewhere / ".granularity" / "training-runs.jsonl").is_file()
+
+
 # --- merging: only shards of one session -------------------------------------------------------
 
 
