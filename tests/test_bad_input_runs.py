@@ -8,6 +8,7 @@ correct handling; every case is under the time bound of ``bad_input_kit``.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections import Counter
@@ -160,6 +161,51 @@ OPTIONS = [
         "ERROR: --granularity-plot: /dev/full is a character device, not a regular file; give the path of a file *",
     ),
     (
+        "temperature-not-a-number",
+        ["--granularity=micro", "--granularity-temperature=abc"],
+        "ERROR: --granularity-temperature: 'abc' is not a number",
+    ),
+    (
+        "temperature-nan",
+        ["--granularity=micro", "--granularity-temperature=nan"],
+        "ERROR: --granularity-temperature: 'nan' is not a finite number",
+    ),
+    (
+        "temperature-inf",
+        ["--granularity=micro", "--granularity-temperature=inf"],
+        "ERROR: --granularity-temperature: 'inf' is not a finite number",
+    ),
+    (
+        "request-timeout-negative",
+        ["--granularity=micro", "--granularity-request-timeout=-5"],
+        "ERROR: --granularity-request-timeout: -5 must be at least 0.1",
+    ),
+    (
+        "request-timeout-inf",
+        ["--granularity=micro", "--granularity-request-timeout=inf"],
+        "ERROR: --granularity-request-timeout: 'inf' is not a finite number",
+    ),
+    (
+        "completion-cap-not-a-number",
+        ["--granularity=micro", "--granularity-max-completion-tokens=many"],
+        "ERROR: --granularity-max-completion-tokens: 'many' is not a whole number",
+    ),
+    (
+        "context-not-a-number",
+        ["--granularity=micro", "--granularity-local-ctx=8k"],
+        "ERROR: --granularity-local-ctx: '8k' is not a whole number",
+    ),
+    (
+        "retries-unbounded",
+        ["--granularity=micro", "--granularity-model-retries=1000000"],
+        "ERROR: --granularity-model-retries: 1000000 must be at most 10",
+    ),
+    (
+        "model-a-fifo",
+        ["--granularity=micro", "--granularity-model=model.fifo"],
+        "ERROR: --granularity-model: model.fifo is a FIFO, not a model file",
+    ),
+    (
         "retrieval-k",
         ["--granularity=micro", "--granularity-retrieval-k=-1"],
         "ERROR: --granularity-retrieval-k: -1 must not be negative",
@@ -171,6 +217,7 @@ OPTIONS = [
 def test_a_bad_option_is_one_usage_error(project, args, message):
     from bad_input_kit import matches
 
+    os.mkfifo(project.path / "model.fifo")
     line = _usage_error(project, *args)
     assert matches(line, message), f"UNCLEAR: {line!r} is not {message!r}"
 
