@@ -7,10 +7,11 @@ folder is probed with a temporary file that is removed at once.
 
 from __future__ import annotations
 
-import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from ..core.input_files import special_kind
 
 
 def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
@@ -34,19 +35,10 @@ def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
     return None
 
 
-SPECIAL = (
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-)
-"""What a path can be besides a file or a folder: a report written to ``/dev/null`` went to ``/dev/null.jsonl``
-beside it, one to ``/dev/full`` failed at the end, one to a FIFO blocked until something read it."""
-
-
 def _special(path: Path) -> str | None:
+    """A device, FIFO or socket: a report written to ``/dev/null`` went to ``/dev/null.jsonl`` beside it, one to
+    ``/dev/full`` failed at the end, one to a FIFO blocked until something read it."""
     try:
-        mode = path.stat().st_mode
+        return special_kind(path.stat().st_mode)
     except OSError:
         return None  # missing (it will be created) or unreadable (the write probe below says why)
-    return next((kind for test, kind in SPECIAL if test(mode)), None)
