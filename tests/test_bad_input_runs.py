@@ -24,7 +24,7 @@ from pytest_granularity.core.schemas import DefinitionError
 from pytest_granularity.core.tasks import TaskError, load_task
 from pytest_granularity.core.workspace import Workspace, WorkspaceError, solution_files
 from pytest_granularity.gate.baseline import BaselineError, load_baseline
-from pytest_granularity.macros import MacroContext, invoke
+from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
 from pytest_granularity.macros.contract import load_macro
 from pytest_granularity.routing.routers import Router, RouterError
 from pytest_granularity.run.contract_checks import CheckFailed, Subject, run_check
@@ -429,6 +429,32 @@ def test_a_macro_that_depends_on_itself_is_one_error(tmp_path):
     contract.write_text(contract.read_text() + "depends_on: [hang]\n")
     assert_error(
         lambda: load_macro(folder), DefinitionError, f"{contract}: field 'depends_on': dependency cycle: hang -> hang"
+    )
+
+
+FALLBACKS = {
+    "missing": ("nowhere", "'nowhere' is not a macro checked here", "'hang' falls back to nowhere, which no *"),
+    "itself": ("hang", "'hang' is this macro: a fallback is another macro", "'hang' is this macro: *"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FALLBACKS))
+def test_a_fallback_skill_that_is_no_other_macro_fails_the_contract_checks_and_registration(tmp_path, case):
+    """The executor skipped such a fallback silently: the macro recovered without the fallback it declared."""
+    skill, check_message, load_message = FALLBACKS[case]
+    folder = tmp_path / "macros" / "hang"
+    shutil.copytree(HANG_MACRO, folder)
+    contract = folder / "contract.yaml"
+    contract.write_text(contract.read_text().replace("fallback_skill: null", f"fallback_skill: {skill}"))
+    assert_error(
+        lambda: run_check("fallback", Subject(folder, Counter({"hang": 1}))),
+        CheckFailed,
+        f"contract.yaml: field 'fallback_skill': {check_message}",
+    )
+    assert_error(
+        lambda: MacroRegistry.load([tmp_path / "macros"]),
+        DefinitionError,
+        f"{contract}: field 'fallback_skill': {load_message}",
     )
 
 
