@@ -286,6 +286,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from .core.audit import AuditLog
     from .core.sandbox import SandboxUnavailable, select
     from .core.schemas import DefinitionError
+    from .core.workspace import WorkspaceError
     from .macros import MacroRegistry
     from .mcp.tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
     from .routing.routers import Router, policy_named
@@ -310,7 +311,11 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"granularity serve-mcp: {exc}", file=sys.stderr)
             return 2
-        root = stack.enter_context(served_root(source, args.copy))
+        try:
+            root = stack.enter_context(served_root(source, args.copy))
+        except WorkspaceError as exc:
+            print(f"granularity serve-mcp: --copy: {exc}", file=sys.stderr)
+            return 2
         if root == audit_path or root in audit_path.parents:
             print(
                 f"granularity serve-mcp: --audit {audit_path} is inside the served workspace;"
@@ -351,6 +356,7 @@ def _check_serve_numbers(args: argparse.Namespace, audit_path: Path) -> None:
         raise ValueError(f"--verify-timeout {args.verify_timeout:g}: must be more than 0 seconds")
     if audit_path.is_dir():
         raise ValueError(f"--audit {audit_path}: is a folder; name the log file (JSONL) to append to")
+    _check_outputs(("--audit", audit_path, ()))
 
 
 def _served_verifier(args: argparse.Namespace, source: Path, stack: ExitStack) -> ServedVerifier | None:
@@ -434,8 +440,12 @@ def _tasks_stats(paths: list[Path]) -> int:
 
     from .core.tasks import FAMILIES, TaskError, load_task
 
+    files = find_task_files(paths)
+    if not files:
+        print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
+        return 2
     try:
-        tasks = [load_task(p) for p in find_task_files(paths)]
+        tasks = [load_task(p) for p in files]
     except TaskError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -13,11 +13,12 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from bad_input_kit import listing, matches, time_bound
+from bad_input_kit import assert_refused, cli, listing, matches, time_bound
 from test_mcp_server import session
 
 from pytest_granularity.core.tools import MICRO_TOOLS, ToolContext, call_tool
 from pytest_granularity.core.workspace import Workspace
+from pytest_granularity.mcp.tool_session import served_root
 from pytest_granularity.run.policies import FIXED_POLICIES
 
 MICRO = FIXED_POLICIES["micro"]
@@ -123,3 +124,41 @@ def test_a_path_the_file_system_cannot_take_is_a_refusal_over_mcp(repo, fix_add,
         reply = served.call("create_file", {"path": path, "content": "x"})
     assert reply.is_error and matches(reply.text.split("\n")[0], expected), f"UNCLEAR: {reply.text[:300]!r}"
     assert served.run is not None and not served.run.ended, "the task goes on"
+
+
+# --- serve-mcp's own options: checked before anything is served ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("audit", "expected"),
+    [
+        ("/proc/version", "granularity serve-mcp: --audit: cannot write in /proc: *"),
+        (
+            "/dev/full",
+            "granularity serve-mcp: --audit: /dev/full is a character device, not a regular file; give the path *",
+        ),
+    ],
+)
+def test_an_audit_log_that_cannot_be_written_is_refused_before_serving(repo, capsys, audit, expected):
+    ended = cli(["serve-mcp", str(repo), "--sandbox", "none", "--audit", audit], capsys, seconds=20)
+    assert_refused(ended, expected)
+
+
+def test_a_copy_of_a_repository_with_an_absolute_symlink_is_refused_naming_it(repo, capsys):
+    (repo / "calc" / "hosts").symlink_to("/etc/hosts")
+    ended = cli(["serve-mcp", str(repo), "--copy", "--sandbox", "none"], capsys, seconds=20)
+    assert_refused(
+        ended, f"granularity serve-mcp: --copy: {repo}/calc/hosts: a symlink to the absolute path /etc/hosts; *"
+    )
+
+
+def test_a_copy_leaves_out_a_virtual_environment_with_its_absolute_links(repo):
+    """Correct handling: a ``.venv`` links to its interpreter by an absolute path, and is never copied."""
+    (repo / ".venv" / "python").symlink_to("/usr/bin/python3")
+    with served_root(repo, copy=True) as root:
+        assert (root / "calc" / "ops.py").is_file() and not (root / ".venv").exists()
+
+
+def test_tasks_stats_on_a_folder_without_tasks_is_an_error(tmp_path, capsys):
+    ended = cli(["tasks", "stats", str(tmp_path)], capsys)
+    assert_refused(ended, f"no {tmp_path}/**/task.yaml found")

@@ -289,6 +289,7 @@ def check_links(folder: Path) -> None:
     """Raise :class:`WorkspaceError` naming the first symlink under ``folder`` that leaves it or loops."""
     base = folder.resolve()
     for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]  # never copied (a .venv links to its python)
         for name in sorted(dirnames + filenames):
             link = Path(dirpath) / name
             problem = _link_problem(link, base) if link.is_symlink() else None
