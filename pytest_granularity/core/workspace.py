@@ -313,7 +313,11 @@ def _link_problem(link: Path, base: Path) -> str | None:
 
 
 def solution_files(task: Task) -> dict[str, bytes]:
-    return read_tree(task.solution_overlay) if task.solution_overlay else {}
+    """The reference solution's files; a symlink in it must stay inside it, as in every folder a task copies."""
+    if not task.solution_overlay:
+        return {}
+    check_links(task.solution_overlay)
+    return read_tree(task.solution_overlay)
 
 
 def _ignore_caches(directory: str, names: list[str]) -> set[str]:

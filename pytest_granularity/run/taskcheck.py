@@ -57,6 +57,16 @@ def check_task_files(
 ) -> Iterator[TaskCheck]:
     """Each file's check, in the files' order, ``jobs`` at a time (each task's checks are pytest runs
     of their own: nothing is shared between tasks, so they spread over the cores)."""
+    shared = _shared_ids(files)
+    for check in _checks(files, macros, adversaries, jobs, sandbox):
+        others = shared.get(check.path, [])
+        taken = [f"id: '{others[0]}' is also the id of {', '.join(others[1:])}"] if others else []
+        yield TaskCheck(check.path, (*taken, *check.problems))
+
+
+def _checks(
+    files: Sequence[Path], macros: MacroRegistry, adversaries: bool, jobs: int, sandbox: Sandbox
+) -> Iterator[TaskCheck]:
     if jobs <= 1 or len(files) <= 1:
         yield from (check_task_file(path, macros, adversaries, sandbox) for path in files)
         return
@@ -64,6 +74,24 @@ def check_task_files(
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_worker_started) as pool:
         yield from pool.map(_check_shared, files)
+
+
+def _shared_ids(files: Sequence[Path]) -> dict[Path, list[str]]:
+    """Task file -> [its id, the other files with that id, ...], for ids two files share: a run's key is the task's
+    id, so one task's runs would count as the other's. A file that does not load is its own check's problem."""
+    by_id: dict[str, list[Path]] = {}
+    for path in files:
+        try:
+            task = load_task(path)
+        except TaskError:
+            continue
+        by_id.setdefault(task.id, []).append(task.path)
+    return {
+        path: [task_id, *(str(other) for other in paths if other != path)]
+        for task_id, paths in by_id.items()
+        if len(paths) > 1
+        for path in paths
+    }
 
 
 _shared: list[tuple[MacroRegistry, bool, Sandbox]] = []
