@@ -474,6 +474,40 @@ def test_a_fixture_ref_on_a_real_repository_is_read(fix_add, tmp_path):
         assert (ws.root / "README.md").read_text() == (repo / "README.md").read_text()
 
 
+def _committed(folder: Path) -> None:
+    for command in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v1"],
+        ["tag", "v1"],
+    ):
+        subprocess.run(["git", *command], cwd=folder, check=True)
+
+
+@pytest.mark.parametrize("where", ["holds", "inside"])
+def test_a_fixture_ref_whose_commit_holds_or_lies_in_another_task_is_refused(fix_add, tmp_path, where):
+    """The fixture check read the working tree while the workspace came from the commit: another task's solution
+    and verifier, committed and since removed from the working tree, were listed to the agent."""
+    repo = tmp_path / "repo"
+    shutil.copytree(fix_add.fixture, repo / "pkg")
+    shutil.copytree(fix_add.path.parent, repo / "pkg" / "other-task" if where == "holds" else repo / "other-task")
+    if where == "inside":
+        shutil.copytree(fix_add.fixture, repo / "other-task" / "pkg")
+    _committed(repo)
+    shutil.rmtree(repo / "pkg" / "other-task" if where == "holds" else repo / "other-task" / "solution")
+    fixture = repo / "pkg" if where == "holds" else repo / "other-task" / "pkg"
+    (repo / "other-task" / "task.yaml").unlink(missing_ok=True)
+    _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {fixture}\nfixture_ref: v1")
+    relation = (
+        "holds the task file other-task/task.yaml" if where == "holds" else "is inside the task folder other-task"
+    )
+    assert_error(
+        lambda: Workspace.for_task(load_task(fix_add.path)).remove(),
+        WorkspaceError,
+        f"{fix_add.path}: fixture_ref 'v1': the fixture at that commit {relation}: the agent would see that task's files",
+    )
+
+
 @pytest.mark.parametrize("where", ["holds", "inside"])
 def test_a_fixture_that_holds_or_lies_in_another_task_is_refused(fix_add, where):
     tasks = fix_add.path.parent.parent

@@ -17,11 +17,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .folder_sync import sync
 from .interrupts import track_folder, untrack_folder
 from .rewrite_cache import forget, vouch
-from .tasks import Task
+from .tasks import TASK_FILE, Task
+
+if TYPE_CHECKING:
+    import git
 
 IGNORED_DIRS = frozenset(
     {
@@ -426,8 +430,34 @@ def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
         tree = None
     if not isinstance(tree, git.Tree):
         raise WorkspaceError(f"{where}: {prefix} is not a folder in the commit {ref} of {repo.working_tree_dir}")
-    return {
+    files = {
         str(blob.path)[len(prefix) + 1 :] if prefix != "." else str(blob.path): blob.data_stream.read()
         for blob in tree.traverse()
         if isinstance(blob, git.Blob)
     }
+    _check_no_task_at_ref(commit.tree, prefix, files, where)
+    return files
+
+
+def _check_no_task_at_ref(root: git.Tree, prefix: str, files: Mapping[str, bytes], where: str) -> None:
+    """What ``load_task`` checks of the fixture's working tree, checked of the commit the workspace comes from:
+    it may neither hold a task (its solution and verifier) nor lie in one."""
+    held = next((rel for rel in sorted(files) if PurePosixPath(rel).name == TASK_FILE), None)
+    parts = PurePosixPath(prefix).parts if prefix != "." else ()
+    inside = next(
+        (folder for folder in ("/".join(parts[:n]) for n in range(len(parts))) if _has_blob(root, folder, TASK_FILE)),
+        None,
+    )
+    if held is not None or inside is not None:
+        relation = f"holds the task file {held}" if held is not None else f"is inside the task folder {inside or '.'}"
+        raise WorkspaceError(f"{where}: the fixture at that commit {relation}: the agent would see that task's files")
+
+
+def _has_blob(tree: git.Tree, folder: str, name: str) -> bool:
+    import git
+
+    try:
+        found = tree / (f"{folder}/{name}" if folder else name)
+    except KeyError:
+        return False
+    return isinstance(found, git.Blob)
