@@ -346,6 +346,54 @@ def test_train_elsewhere_keeps_its_runs_beside_its_router_not_in_this_repository
     assert (elsewhere / ".granularity" / "training-runs.jsonl").is_file()
 
 
+ODD_RECORDS = {
+    "tool-call-a-string": (
+        {"transcript": [{"role": "assistant", "content": None, "tool_calls": ["read_file"]}]},
+        "field 'transcript.0.tool_calls.0': 'read_file' is not of type 'object'",
+    ),
+    "function-a-string": (
+        {"transcript": [{"role": "assistant", "content": None, "tool_calls": [{"function": "read_file"}]}]},
+        "field 'transcript.0.tool_calls.0.function': 'read_file' is not of type 'object'",
+    ),
+    "tool_call-a-string": (
+        {"transcript": [{"role": "assistant", "tool_call": "read_file"}]},
+        "field 'transcript.0.tool_call': 'read_file' is not of type 'object'",
+    ),
+    "content-not-text": (
+        {"transcript": [{"role": "user", "content": ["fix", "it"]}]},
+        "field 'transcript.0.content': ['fix', 'it'] is not of type 'string', 'null'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_RECORDS))
+def test_report_verbose_and_html_refuse_a_record_the_writer_never_writes(tmp_path, capsys, case):
+    """These records passed the schema, then raised inside the renderers: the schema now holds the message format."""
+    fields, message = ODD_RECORDS[case]
+    path = _lines(tmp_path, json.dumps(_record("u", **fields)))
+    ended = cli(["report", str(path), "-v", "--html", str(tmp_path / "page.html")], capsys)
+    assert_refused(ended, f"granularity report: {path.with_suffix('.jsonl')}:2: {message}")
+    assert not (tmp_path / "page.html").exists()
+
+
+def test_report_verbose_and_html_read_phases_without_test_time(tmp_path, capsys):
+    """Correct handling of a schema-valid record: phases without pytest's ``tests`` time had none."""
+    path = _report(tmp_path, _record(phases={"agent": 1.5, "verify": 0.5}))
+    ended = cli(["report", str(path), "-v", "--html", str(tmp_path / "page.html")], capsys)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped or ended.err[-300:]}"
+    assert (tmp_path / "page.html").is_file()
+
+
+def test_report_verbose_shows_control_characters_in_a_record_escaped(tmp_path, capsys):
+    """A record's fields are data: an escape sequence in one must not drive the terminal printing the report."""
+    path = _report(tmp_path, _record("t\x1b[2J\x1b]0;owned\x07", error="boom\x1b[31m", notes=["\x9b1m"]))
+    ended = cli(["report", str(path), "-v"], capsys)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped}"
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in ended.out, f"ACCEPTED: {raw!r} printed raw"
+    assert "t\\x1b[2J\\x1b]0;owned\\x07" in ended.out, f"UNCLEAR: {ended.out[-400:]!r}"
+
+
 # --- merging: only shards of one session -------------------------------------------------------
 
 
