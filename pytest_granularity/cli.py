@@ -537,13 +537,18 @@ def _tasks_check(config: pytest.Config, args: argparse.Namespace, adversaries: b
     if not files:
         print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
         return 2
-    failed = 0
-    for i, (path, result) in enumerate(zip(files, check_task_files(files, macros, adversaries, jobs, sandbox)), 1):
-        status = "ok" if result.ok else "FAILED"
-        print(f"[{i}/{len(files)}] {status} {path.parent.name}", flush=True)
-        for problem in result.problems:
-            print("    " + problem.replace("\n", "\n    "))
-        failed += not result.ok
+    failed = done = 0
+    try:
+        for path, result in zip(files, check_task_files(files, macros, adversaries, jobs, sandbox)):
+            done += 1
+            status = "ok" if result.ok else "FAILED"
+            print(f"[{done}/{len(files)}] {status} {path.parent.name}", flush=True)
+            for problem in result.problems:
+                print("    " + problem.replace("\n", "\n    "))
+            failed += not result.ok
+    except KeyboardInterrupt:  # its runs' processes and folders are gone already (``interrupts``)
+        print(f"granularity tasks check: interrupted after {done} of {len(files)} tasks", file=sys.stderr)
+        return 130
     print(f"{len(files) - failed} of {len(files)} tasks pass every check")
     return 1 if failed else 0
 

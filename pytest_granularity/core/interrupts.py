@@ -183,6 +183,8 @@ def install() -> bool:
         return False
     for signum in SIGNALS:
         current = signal.getsignal(signum)
+        if current == signal.SIG_IGN:
+            continue  # a background job ignores Ctrl-C: cleaning up and going on would leave runs without folders
         if current is not _handle:
             _previous[signum] = current
             signal.signal(signum, _handle)
