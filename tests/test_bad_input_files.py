@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -432,3 +436,30 @@ def test_merge_refuses_a_run_in_two_reports(tmp_path, capsys):
     one, two = _report(tmp_path, _record("a"), name="one"), _report(tmp_path, _record("a"), name="two")
     ended = cli(["merge", str(one), str(two), "-o", str(tmp_path / "m.json")], capsys)
     assert_refused(ended, "granularity merge: runs appear in more than one report: [('a', 'micro', 'none', 0)]")
+
+
+def _file_size_limit(size: int) -> Callable[[], None]:
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def test_a_write_that_fails_at_the_end_of_a_session_names_the_file_and_fails_it(project):
+    """A full disk at the end of a session was a traceback without the file's name. A limit on the size of any file
+    a process writes makes a write fail the same way, at the write and not the open, with no disk filled."""
+    out = project.path / "out" / "r.json"
+    command = [sys.executable, "-m", "pytest", "tasks", "--granularity=micro", f"--granularity-report={out}"]
+    run = subprocess.run(
+        [*command, "-p", "no:cacheprovider", "-q", "-s"],
+        cwd=project.path,
+        preexec_fn=_file_size_limit(1024),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    text = run.stdout + run.stderr
+    assert "Traceback" not in text and "INTERNALERROR" not in text, f"TRACEBACK: {text[-600:]}"
+    assert run.returncode == pytest.ExitCode.TESTS_FAILED, f"ACCEPTED: exit {run.returncode}: {text[-400:]}"
+    assert f"ERROR: could not write {out}: File too large" in text, f"UNCLEAR: {text[-600:]}"

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import __version__
 from ..core.audit import audit_records, is_audit_log
+from ..core.output_files import write_text
 from ..core.phases import PHASES, TESTS
 from ..core.result import PROVIDER, RunResult
 from ..core.schemas import DefinitionError, check, first_error, packaged_schema, parse_json, read_json, read_text
@@ -327,9 +328,9 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
     if epochs:
         summary["epochs"] = [asdict(e) for e in epochs]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_text(path, json.dumps(summary, indent=2, sort_keys=True) + "\n")
     records = path.with_suffix(".jsonl")
-    records.write_text("".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in ordered))
+    write_text(records, "".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in ordered))
     return path, records
 
 
