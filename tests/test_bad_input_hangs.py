@@ -32,7 +32,7 @@ STOPPED = (
 )
 
 
-@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+$", "(.*a){20}$"])
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+$"])
 def test_a_catastrophic_pattern_is_answered_within_the_search_budget(fix_add, tmp_path, pattern):
     with Workspace.for_task(fix_add, parent=tmp_path) as ws:
         (ws.root / "long.txt").write_text(LONG_LINE)
