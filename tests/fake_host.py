@@ -68,6 +68,7 @@ class Client:
 
 def session(config: dict[str, Any], mode: str) -> None:
     client = Client(config["server"])
+    Path(config["pids"]).write_text(json.dumps([os.getpid(), client.server.pid]))
     print(json.dumps({"tools": [t["name"] for t in client.ask("tools/list", {})["tools"]]}), flush=True)
     if mode == "stale":
         print(json.dumps(client.call("no_such_tool")), flush=True)

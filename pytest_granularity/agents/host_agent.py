@@ -19,8 +19,9 @@ How a host's run ends, classified:
   so the verifier judges it, as for an agent that stops; a host that called none of our tools is
   judged on the untouched workspace.
 
-Every process the host started is in its own process group, which is killed when the run's
-agent is released, when the session ends, or at once when the host is stopped.
+Every process the host started is in its own process group, which is killed at once when the
+host is stopped, a few seconds after a finish call that ended the run, and in any case when the
+next run's agent is built or the session ends.
 """
 
 from __future__ import annotations
@@ -55,6 +56,10 @@ PROMPT = "{prompt}\n\nWork only through the granularity tools, and call finish w
 POLL_SECONDS = 0.1
 TAIL_CHARS = 2000
 OUT, ERR = "host.out", "host.err"
+FINISH_GRACE_SECONDS = 3.0
+"""After the host's ``finish``, how long the executor may take to ask again (a finish it refuses, or the switch
+to micro tools, takes milliseconds). Past it the run has ended (its verifier runs), and the host, waiting on that
+call, is stopped; the agent itself is released only later (a finished run's record holds it in a cycle)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,9 @@ class HostAgentFactory:
     _runs: weakref.WeakSet[HostRun] = field(default_factory=weakref.WeakSet)
 
     def __call__(self, setup: AgentSetup) -> HostAgent:
+        """The next run's agent. A process runs its items one at a time, so every earlier run has ended: its
+        host (if a finish call left it waiting) is stopped now."""
+        self.close()
         agent = HostAgent(setup, self.settings)
         self._runs.add(agent.run)
         return agent
@@ -117,10 +125,13 @@ class HostAgent:
         self._pending: _Call | None = None
         self._mark = 0
         self._tools: list[str] = []
+        self._watch: threading.Timer | None = None
         weakref.finalize(self, self.run.close)
 
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> Reply:
         run, names = self.run, [t["function"]["name"] for t in tools]
+        if self._watch is not None:
+            self._watch.cancel()
         run.offer(list(tools))
         if not run.started:
             run.start(self.prompt)
@@ -135,6 +146,10 @@ class HostAgent:
             return self._hand_in(call)
         self._pending, self._mark = call, len(messages)
         calls = (ToolCall(call.name, call.arguments),)
+        if call.name == FINISH:
+            self._watch = threading.Timer(FINISH_GRACE_SECONDS, run.stop, (f"{FINISH_GRACE_SECONDS:g} s after finish",))
+            self._watch.daemon = True
+            self._watch.start()
         return Reply(calls=calls, **run.bill(calls))
 
     def _hand_in(self, why: str) -> Reply:
@@ -236,6 +251,12 @@ class HostRun:
         choice = {"message": message, "finish_reason": "tool_calls" if made else "stop"}
         return {"usage": total(exchanges), "exchange": {"request": request, "response": {"choices": [choice]}}}
 
+    def stop(self, when: str) -> None:
+        """The run ended at the host's finish call (the executor did not ask again): stop the host now."""
+        if not self._closed:
+            self.ended = f"host {self.host.name} was stopped {when}"
+            self.close()
+
     def close(self) -> None:
         """Stop the host's process group, answer any call it waits on, and release the socket, proxy and scratch."""
         with self._lock:
@@ -276,6 +297,7 @@ class HostRun:
             (self.scratch / name).mkdir(exist_ok=True)
             env[variable] = str(self.scratch / name)
         env["XDG_CACHE_HOME"] = str(self.settings.cache or self.scratch / "cache")
+        env["PWD"] = str(self.scratch)  # opencode takes its working directory from PWD, not from the process
         return env | self.host.env(launch)
 
     def _accept(self) -> None:

@@ -102,7 +102,7 @@ OPENCODE = Host(
     upstream=None,
     key_variable=None,
     tools_off='"tools": {"*": false, ..., "granularity_*": true} in opencode.json (every built-in named too)',
-    arguments=lambda launch: ["run", "--format", "json", launch.prompt],
+    arguments=lambda launch: ["run", "--format", "json", "--title", "granularity benchmark item", launch.prompt],
     files=_opencode_config,
     env=lambda launch: {
         "OPENCODE_CONFIG": str(launch.scratch / "opencode.json"),
