@@ -193,12 +193,18 @@ def test_volatile_fields_do_not_change_the_key_and_are_sent_unchanged(tmp_path: 
     first = {
         "model": "chat-json",
         "metadata": {"user_id": "session-a"},
-        "messages": [{"role": "system", "content": f"cwd {scratch}/x. Today's date: Thu Dec 03 2026 (2026-12-03)"}],
+        "client_metadata": {"session_id": "a", "turn_started_at_unix_ms": 1},
+        "messages": [
+            {"role": "system", "id": "msg_a", "content": f"cwd {scratch}/x. Today's date: Thu Dec 03 2026 (2026-12-03)"}
+        ],
     }
     second = {
         "model": "chat-json",
         "metadata": {"user_id": "session-b"},
-        "messages": [{"role": "system", "content": f"cwd {scratch}/x. Today's date: Fri Jan 08 2027 (2027-01-08)"}],
+        "client_metadata": {"session_id": "b", "turn_started_at_unix_ms": 2},
+        "messages": [
+            {"role": "system", "id": "msg_b", "content": f"cwd {scratch}/x. Today's date: Fri Jan 08 2027 (2027-01-08)"}
+        ],
     }
     with ChatServer(_respond) as upstream:
         with MeteringProxy(ProxySettings(upstream.base_url, tmp_path / "r", "auto", "s", scratch=(scratch,))) as proxy:

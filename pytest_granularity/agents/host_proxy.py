@@ -10,8 +10,10 @@ recorded host session replays with no key and no network.
 A host's requests are not all reproducible, so the recording's key is the request with these
 made canonical (the request sent upstream is never changed):
 
-- the fields ``metadata`` (Claude Code's per-session ``user_id``), ``prompt_cache_key`` (Codex
-  CLI's session id), ``user`` and ``safety_identifier`` are left out;
+- the fields ``metadata`` (Claude Code's per-session ``user_id``), ``client_metadata`` and
+  ``prompt_cache_key`` (Codex CLI's session, turn and installation ids, a timestamp), ``user``,
+  ``safety_identifier``, and ``id`` at any depth (Codex CLI gives the items of its input new ids in
+  every session; a tool call's id from a recorded reply is the same in a replay anyway) are left out;
 - every string naming the host's own scratch folder (its working directory, home and config,
   which are new for every run) has it replaced by ``<scratch>``;
 - dates (``2026-12-03``, ``Thu Dec 03 2026``, which hosts put in their system prompts) become
@@ -43,7 +45,7 @@ from . import InfrastructureError
 from .model_cache import ModelCache, request_key
 from .wire_usage import CHAT, chat_stream, usage_of, wire_format
 
-NON_REPRODUCIBLE_FIELDS = ("metadata", "prompt_cache_key", "user", "safety_identifier")
+NON_REPRODUCIBLE_FIELDS = ("metadata", "client_metadata", "prompt_cache_key", "user", "safety_identifier", "id")
 SCRATCH = "<scratch>"
 DATE = "<date>"
 _DATES = re.compile(

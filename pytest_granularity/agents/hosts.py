@@ -157,6 +157,7 @@ def _codex_config(launch: Launch) -> dict[str, str]:
         f'model_provider = "{SERVER}"',
         'approval_policy = "never"',
         'sandbox_mode = "read-only"',
+        'web_search = "disabled"',
         "",
         f"[model_providers.{SERVER}]",
         'name = "granularity metering proxy"',
@@ -167,12 +168,15 @@ def _codex_config(launch: Launch) -> dict[str, str]:
         "[features]",
         "shell_tool = false",
         "",
-        "[tools]",
-        "web_search = false",
+        "[agents]",
+        "enabled = false",
         "",
         f"[mcp_servers.{SERVER}]",
         f"command = {json.dumps(command)}",
         f"args = {json.dumps(args)}",
+        "required = true",
+        "startup_timeout_sec = 120",
+        'default_tools_approval_mode = "approve"',
     ]
     return {"codex/config.toml": "\n".join(lines) + "\n"}
 
@@ -183,7 +187,10 @@ CODEX = Host(
     wire=RESPONSES,
     upstream="https://api.openai.com/v1",
     key_variable="OPENAI_API_KEY",
-    tools_off="[features] shell_tool = false, [tools] web_search = false, sandbox_mode read-only",
+    tools_off=(
+        '[features] shell_tool = false; [agents] enabled = false; web_search = "disabled" '
+        "(view_image, goals and MCP resource tools remain)"
+    ),
     arguments=lambda launch: ["exec", "--skip-git-repo-check", "--json", launch.prompt],
     files=_codex_config,
     env=lambda launch: {"CODEX_HOME": str(launch.scratch / "codex")},
