@@ -15,6 +15,7 @@ import dataclasses
 import importlib.util
 import math
 import os
+import shutil
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ import pytest
 
 from ..agents import AgentSetup, InfrastructureError
 from ..agents.chat import ChatAgent, Price, Sampling, Send
+from ..agents.host_agent import DEFAULT_HOST_TIMEOUT, HostAgentFactory, HostSettings
+from ..agents.hosts import HOSTS
 from ..agents.local_model import (
     DEFAULT_MODEL,
     LocalSend,
@@ -48,6 +51,7 @@ DEFAULT_RETRIES = 2
 LOCAL_MAX_COMPLETION_TOKENS = 256
 """The local lane's default cap per reply: a small model that starts a long answer rarely ends it."""
 TOOL_CHOICES = ("auto", "required", "none")
+HOST_PREFIX = "host:"
 
 _OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -106,6 +110,12 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
         "with the local agent: generate a call's arguments under its tool's JSON-schema grammar (default "
         "schema), or under the grammar of any JSON value (json)",
     ),
+    (
+        "host-timeout",
+        "SECONDS",
+        f"with --granularity-agent=host:NAME: how long the host may run per item (default {DEFAULT_HOST_TIMEOUT:g})",
+    ),
+    ("host-command", "PATH", "with --granularity-agent=host:NAME: the host's executable (default: NAME on PATH)"),
 )
 
 
@@ -138,6 +148,7 @@ NUMBERS: dict[str, tuple[Callable[[str], Any], float, float]] = {
     "local-ctx": (int, 256, math.inf),
     "local-port": (int, 0, 65535),
     "local-startup-timeout": (float, 0.1, math.inf),
+    "host-timeout": (float, 1, math.inf),
 }
 """Each numeric option's type and bounds: every one is checked whichever agent runs (``run_settings``)."""
 
@@ -191,9 +202,13 @@ def _model_path(spec: str | None) -> None:
 
 def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
     selected = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    hosts = {f"{HOST_PREFIX}{name}": name for name in HOSTS}
     return {
         AGENT_NAME: openai_factory(config) if selected == AGENT_NAME else _not_configured,
         LOCAL_AGENT: local_factory(config) if selected == LOCAL_AGENT else _not_configured,
+        **{
+            agent: host_factory(config, name) if selected == agent else _not_configured for agent, name in hosts.items()
+        },
     }
 
 
@@ -285,6 +300,41 @@ def _prove(server: LocalServer, stop: bool) -> None:
         raise pytest.UsageError(f"--granularity-agent=local: {exc}") from None
     if stop:
         server.stop()
+
+
+def host_factory(config: pytest.Config, name: str) -> HostAgentFactory:
+    """An agent host (docs/hosts.md) started for each item, its model behind the metering proxy and recorded when
+    asked; a replay needs the host, but neither its key nor its endpoint."""
+    host, agent = HOSTS[name], f"--granularity-agent={HOST_PREFIX}{name}"
+    model = _value(config, "model")
+    if not model:
+        raise pytest.UsageError(f"{agent} needs --granularity-model=NAME (the model the host asks for)")
+    executable = _value(config, "host-command") or shutil.which(host.executable)
+    if executable is None:
+        raise pytest.UsageError(
+            f"{agent}: '{host.executable}' is not on PATH; install it or give --granularity-host-command"
+        )
+    folder, mode = _cache_settings(config)
+    upstream = None if mode == "replay" else _value(config, "base-url") or host.upstream
+    if upstream is None and mode != "replay":
+        raise pytest.UsageError(f"{agent} needs --granularity-base-url=URL (the host's model endpoint)")
+    state = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    settings = HostSettings(
+        host,
+        executable,
+        model,
+        upstream,
+        folder,
+        mode,
+        _session(config),
+        _number(config, "host-timeout") or DEFAULT_HOST_TIMEOUT,
+        _number(config, "request-timeout") or DEFAULT_TIMEOUT,
+        _value(config, "api-key-env") or host.key_variable,
+        state / "pytest-granularity" / "hosts",
+    )
+    factory = HostAgentFactory(settings)
+    config.add_cleanup(factory.close)
+    return factory
 
 
 def _sampling(
