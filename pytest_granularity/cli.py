@@ -40,6 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="tasks checked at once (default: the cores)"
     )
+    check.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        help="where verifiers and tests run, as --granularity-sandbox (default: the granularity_sandbox ini key, auto)",
+    )
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
     report = commands.add_parser("report", help="re-render the table of a saved --granularity-report")
@@ -135,8 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument(
         "--save-runs",
         type=Path,
-        default=Path(".granularity/training-runs.jsonl"),
-        help="where fresh runs are kept, to retrain from",
+        help="where fresh runs are kept, to retrain from (default: .granularity/training-runs.jsonl beside -o)",
     )
     explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
@@ -176,13 +180,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from .plugin.pytest_view import with_pytest_config
 
-    return with_pytest_config(
-        args.paths, lambda config: _tasks_check(config, args.paths, args.macros, not args.no_adversaries, args.jobs)
-    )
+    return with_pytest_config(args.paths, lambda config: _tasks_check(config, args, not args.no_adversaries))
 
 
 def _task_ids(root: Path) -> list[str]:
     return [load_task(path).id for path in find_task_files([root])]
+
+
+def _check_trainable(root: Path) -> None:
+    """Refuse, before any run, tasks that held-out evaluation cannot split: it trains without each family in turn,
+    so with one family it would fit a tree on nothing."""
+    files = find_task_files([root])
+    if not files:
+        raise ValueError(f"--tasks: no {root}/**/task.yaml found")
+    families = sorted({load_task(path).family for path in files})
+    if len(families) < 2:
+        raise ValueError(
+            f"--tasks {root}: {len(files)} task(s), all of the family {families[0]}; training holds out each family"
+            " in turn, so it needs tasks of at least two families"
+        )
 
 
 def _check_coverage(missing: list[str], args: argparse.Namespace) -> None:
@@ -204,10 +220,11 @@ def _train(args: argparse.Namespace) -> int:
         return 2
     from .core.schemas import DefinitionError
 
+    if args.save_runs is None:  # beside the router it trains: -o elsewhere leaves this repository's runs alone
+        args.save_runs = args.output.parent / ".granularity" / "training-runs.jsonl"
     try:
-        _check_outputs(("-o", args.output), *(() if args.runs else (("--save-runs", args.save_runs),)))
-        if not find_task_files([args.tasks]):
-            raise ValueError(f"--tasks: no {args.tasks}/**/task.yaml found")
+        _check_outputs(("-o", args.output, ()), *(() if args.runs else (("--save-runs", args.save_runs, ()),)))
+        _check_trainable(args.tasks)
         runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
         indexed = training.index_runs(runs)
         _check_coverage(training.uncovered(indexed, _task_ids(args.tasks)), args)
@@ -233,15 +250,13 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_outputs(*outputs: tuple[str, Path | None]) -> None:
-    """Every file a command will write can be written: checked before any work, so none is lost."""
+def _check_outputs(*outputs: tuple[str, Path | None, tuple[str, ...]]) -> None:
+    """Every file a command will write (and the files with the given suffixes it writes beside it) can be
+    written: checked before any work, so none is lost."""
     from .plugin.output_paths import output_problem
 
-    for option, path in outputs:
-        companions = (
-            [path.with_suffix(".jsonl")] if option in ("-o", "--output") and path and path.suffix == ".json" else []
-        )
-        problem = output_problem(path, companions) if path is not None else None
+    for option, path, suffixes in outputs:
+        problem = output_problem(path, [path.with_suffix(s) for s in suffixes]) if path is not None else None
         if problem:
             raise ValueError(f"{option}: {problem}")
 
@@ -271,6 +286,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from .core.audit import AuditLog
     from .core.sandbox import SandboxUnavailable, select
     from .core.schemas import DefinitionError
+    from .core.workspace import WorkspaceError
     from .macros import MacroRegistry
     from .mcp.tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
     from .routing.routers import Router, policy_named
@@ -295,7 +311,11 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"granularity serve-mcp: {exc}", file=sys.stderr)
             return 2
-        root = stack.enter_context(served_root(source, args.copy))
+        try:
+            root = stack.enter_context(served_root(source, args.copy))
+        except WorkspaceError as exc:
+            print(f"granularity serve-mcp: --copy: {exc}", file=sys.stderr)
+            return 2
         if root == audit_path or root in audit_path.parents:
             print(
                 f"granularity serve-mcp: --audit {audit_path} is inside the served workspace;"
@@ -336,6 +356,7 @@ def _check_serve_numbers(args: argparse.Namespace, audit_path: Path) -> None:
         raise ValueError(f"--verify-timeout {args.verify_timeout:g}: must be more than 0 seconds")
     if audit_path.is_dir():
         raise ValueError(f"--audit {audit_path}: is a folder; name the log file (JSONL) to append to")
+    _check_outputs(("--audit", audit_path, ()))
 
 
 def _served_verifier(args: argparse.Namespace, source: Path, stack: ExitStack) -> ServedVerifier | None:
@@ -419,8 +440,12 @@ def _tasks_stats(paths: list[Path]) -> int:
 
     from .core.tasks import FAMILIES, TaskError, load_task
 
+    files = find_task_files(paths)
+    if not files:
+        print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
+        return 2
     try:
-        tasks = [load_task(p) for p in find_task_files(paths)]
+        tasks = [load_task(p) for p in files]
     except TaskError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -450,7 +475,7 @@ def _report(args: argparse.Namespace) -> int:
     from .report.render import read_records, render_report, update_markdown
 
     try:
-        _check_outputs(("--plot", args.plot), ("--html", args.html))
+        _check_outputs(("--plot", args.plot, (".txt",)), ("--html", args.html, ()))
         if args.update is not None:
             read_text(args.update)  # the file to update must exist and be text, before any work
         records = read_records(args.path)
@@ -474,7 +499,7 @@ def _merge(reports: list[Path], output: Path) -> int:
     from .report.render import merged_records, write_report
 
     try:
-        _check_outputs(("-o", output))
+        _check_outputs(("-o", output, (".jsonl",)))
         records = merged_records(reports)
     except (DefinitionError, OSError, ValueError) as exc:
         print(f"granularity merge: {exc}", file=sys.stderr)
@@ -484,32 +509,46 @@ def _merge(reports: list[Path], output: Path) -> int:
     return 0
 
 
-def _tasks_check(
-    config: pytest.Config, paths: list[Path], macro_folders: list[Path], adversaries: bool, jobs: int
-) -> int:
+def _tasks_check(config: pytest.Config, args: argparse.Namespace, adversaries: bool) -> int:
+    import pytest
+
     from .core import interrupts
+    from .core.sandbox import SandboxUnavailable, select
     from .core.schemas import DefinitionError
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
+    from .plugin.settings import sandbox_of
     from .run.taskcheck import check_task_files
 
+    paths, jobs = args.paths, args.jobs
     interrupts.install()
     try:
-        macros = MacroRegistry.load(macro_roots(config, macro_folders))
+        macros = MacroRegistry.load(macro_roots(config, args.macros))
     except DefinitionError as exc:
         print(f"bad macro definition: {exc}", file=sys.stderr)
         return 2
+    try:
+        sandbox = sandbox_of(config) if args.sandbox is None else select(args.sandbox, "--sandbox")
+    except (pytest.UsageError, SandboxUnavailable) as exc:
+        print(f"granularity tasks check: {exc}", file=sys.stderr)
+        return 2
+    print(f"granularity tasks check: {sandbox.describe()}", file=sys.stderr)
     files = find_task_files(paths)
     if not files:
         print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
         return 2
-    failed = 0
-    for i, (path, result) in enumerate(zip(files, check_task_files(files, macros, adversaries, jobs)), 1):
-        status = "ok" if result.ok else "FAILED"
-        print(f"[{i}/{len(files)}] {status} {path.parent.name}", flush=True)
-        for problem in result.problems:
-            print("    " + problem.replace("\n", "\n    "))
-        failed += not result.ok
+    failed = done = 0
+    try:
+        for path, result in zip(files, check_task_files(files, macros, adversaries, jobs, sandbox)):
+            done += 1
+            status = "ok" if result.ok else "FAILED"
+            print(f"[{done}/{len(files)}] {status} {path.parent.name}", flush=True)
+            for problem in result.problems:
+                print("    " + problem.replace("\n", "\n    "))
+            failed += not result.ok
+    except KeyboardInterrupt:  # its runs' processes and folders are gone already (``interrupts``)
+        print(f"granularity tasks check: interrupted after {done} of {len(files)} tasks", file=sys.stderr)
+        return 130
     print(f"{len(files) - failed} of {len(files)} tasks pass every check")
     return 1 if failed else 0
 

@@ -582,6 +582,31 @@ def test_tasks_check_spread_over_workers_reports_in_order_what_one_worker_does(f
     assert outputs[0] == outputs[1] and "[1/2] FAILED broken" in outputs[0] and "[2/2] ok fix-add" in outputs[0]
 
 
+def test_tasks_check_fails_two_tasks_with_one_id(fix_add, capsys):
+    """A run's key is its task's id: two tasks with one would count each other's runs."""
+    from pytest_granularity.cli import main
+
+    folder = fix_add.path.parent.parent
+    twin = folder.parent / "more" / "fix-add"  # an id must equal its folder's name: the twin is elsewhere
+    shutil.copytree(fix_add.path.parent, twin)
+    argv = ["tasks", "check", "--no-adversaries", "--jobs", "1", str(folder), str(twin.parent)]
+    assert main(argv) == 1, "ACCEPTED"
+    out = capsys.readouterr().out
+    assert f"    id: 'fix-add' is also the id of {twin / 'task.yaml'}" in out, f"UNCLEAR: {out[-600:]}"
+    assert f"    id: 'fix-add' is also the id of {fix_add.path}" in out, f"UNCLEAR: {out[-600:]}"
+
+
+def test_tasks_check_fails_a_solution_that_links_outside_its_task(fix_add):
+    link = fix_add.solution_overlay / "calc" / "passwd"
+    link.symlink_to("/etc/passwd")
+    check = check_task_file(fix_add.path, MacroRegistry.load(), adversaries=False)
+    expected = (
+        f"{link}: a symlink to the absolute path /etc/passwd; only relative links inside "
+        f"{fix_add.solution_overlay.resolve()} are copied"
+    )
+    assert check.problems == (expected,), f"ACCEPTED: {check.problems}"
+
+
 def test_tasks_check_refuses_no_workers(fix_add, capsys):
     from pytest_granularity.cli import main
 

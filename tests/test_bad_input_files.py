@@ -8,6 +8,11 @@ before doing any work; output paths are checked before any work too.
 from __future__ import annotations
 
 import json
+import os
+import resource
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -239,6 +244,31 @@ OUTPUTS: list[tuple[str, list[str], str]] = [
         "granularity train: --save-runs: {dir} is a folder; give the path of a file to write",
     ),
     (
+        "merge-output-dev-null",
+        ["merge", "{report}", "-o", "/dev/null"],
+        "granularity merge: -o: /dev/null is a character device, not a regular file; give the path of a file to write",
+    ),
+    (
+        "merge-output-fifo",
+        ["merge", "{report}", "-o", "{fifo}"],
+        "granularity merge: -o: {fifo} is a FIFO, not a regular file; give the path of a file to write",
+    ),
+    (
+        "report-plot-dev-full",
+        ["report", "{report}", "--plot", "/dev/full"],
+        "granularity report: --plot: /dev/full is a character device, not a regular file; give the path of a file *",
+    ),
+    (
+        "report-html-fifo",
+        ["report", "{report}", "--html", "{fifo}"],
+        "granularity report: --html: {fifo} is a FIFO, not a regular file; give the path of a file to write",
+    ),
+    (
+        "train-output-dev-null",
+        ["train", "--runs", "{report}", "-o", "/dev/null"],
+        "granularity train: -o: /dev/null is a character device, not a regular file; give the path of a file *",
+    ),
+    (
         "train-tasks-missing",
         ["train", "--runs", "{report}", "--tasks", "{dir}/none", "-o", "{dir}/r.json"],
         "granularity train: --tasks: no {dir}/none/**/task.yaml found",
@@ -250,9 +280,14 @@ OUTPUTS: list[tuple[str, list[str], str]] = [
 def test_a_bad_output_path_is_refused_before_any_work(tmp_path, capsys, argv, message):
     folder = tmp_path / "out"
     (folder / "m.jsonl").mkdir(parents=True)
-    fill = {"report": _report(tmp_path), "dir": folder, "file": _blocker(tmp_path)}
-    before = listing(tmp_path)
+    os.mkfifo(tmp_path / "pipe.json")
+    fill = {"report": _report(tmp_path), "dir": folder, "file": _blocker(tmp_path), "fifo": tmp_path / "pipe.json"}
+    before, devices = listing(tmp_path), set(os.listdir("/dev"))
     ended = cli([a.format(**fill) for a in argv], capsys, seconds=20)
+    beside = set(os.listdir("/dev")) - devices
+    for name in beside & {"null.jsonl", "full.txt"}:  # written by a defect: not left on the machine
+        os.unlink(f"/dev/{name}")
+    assert not beside, f"WROTE-OUTSIDE: {beside}"
     assert_refused(ended, message.format(**fill))
     assert listing(tmp_path) == before, "WROTE-OUTSIDE: a refused command wrote files"
 
@@ -282,6 +317,85 @@ def test_train_writes_its_router_into_a_folder_it_creates(tmp_path, capsys):
     ended = cli(["train", "--runs", str(runs), "-o", str(target)], capsys, seconds=120)
     assert ended.escaped is None, f"TRACEBACK: {ended.escaped}"
     assert ended.code == 0 and json.loads(target.read_text())["format"]
+
+
+def test_train_on_tasks_of_one_family_is_refused_before_any_run(fix_add, tmp_path, capsys):
+    """Held-out evaluation trains without each family: with one, scikit-learn was given no rows (a traceback,
+    after every run was made)."""
+    pytest.importorskip("sklearn")
+    folder = fix_add.path.parent
+    ended = cli(["train", "--tasks", str(folder), "-o", str(tmp_path / "r.json")], capsys, seconds=20)
+    assert_refused(
+        ended,
+        f"granularity train: --tasks {folder}: 1 task(s), all of the family simple; training holds out each family"
+        " in turn, so it needs tasks of at least two families",
+    )
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_train_elsewhere_keeps_its_runs_beside_its_router_not_in_this_repository(tmp_path, capsys, monkeypatch):
+    """``train -o ELSEWHERE`` rewrote ``.granularity/training-runs.jsonl`` of the folder it ran in."""
+    pytest.importorskip("sklearn")
+    from pytest_granularity.routing import training
+
+    committed = Path(__file__).parent.parent / ".granularity" / "training-runs.jsonl"
+    tasks = Path(__file__).parent.parent / "benchmark_tasks"
+    monkeypatch.setattr(training, "fresh_runs", lambda root: training.read_runs(committed))
+    here, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    ended = cli(["train", "--tasks", str(tasks), "-o", str(elsewhere / "router.json")], capsys, seconds=120)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped or ended.err[-300:]}"
+    assert listing(here) == set(), f"WROTE-OUTSIDE: {listing(here)}"
+    assert (elsewhere / ".granularity" / "training-runs.jsonl").is_file()
+
+
+ODD_RECORDS = {
+    "tool-call-a-string": (
+        {"transcript": [{"role": "assistant", "content": None, "tool_calls": ["read_file"]}]},
+        "field 'transcript.0.tool_calls.0': 'read_file' is not of type 'object'",
+    ),
+    "function-a-string": (
+        {"transcript": [{"role": "assistant", "content": None, "tool_calls": [{"function": "read_file"}]}]},
+        "field 'transcript.0.tool_calls.0.function': 'read_file' is not of type 'object'",
+    ),
+    "tool_call-a-string": (
+        {"transcript": [{"role": "assistant", "tool_call": "read_file"}]},
+        "field 'transcript.0.tool_call': 'read_file' is not of type 'object'",
+    ),
+    "content-not-text": (
+        {"transcript": [{"role": "user", "content": ["fix", "it"]}]},
+        "field 'transcript.0.content': ['fix', 'it'] is not of type 'string', 'null'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_RECORDS))
+def test_report_verbose_and_html_refuse_a_record_the_writer_never_writes(tmp_path, capsys, case):
+    """These records passed the schema, then raised inside the renderers: the schema now holds the message format."""
+    fields, message = ODD_RECORDS[case]
+    path = _lines(tmp_path, json.dumps(_record("u", **fields)))
+    ended = cli(["report", str(path), "-v", "--html", str(tmp_path / "page.html")], capsys)
+    assert_refused(ended, f"granularity report: {path.with_suffix('.jsonl')}:2: {message}")
+    assert not (tmp_path / "page.html").exists()
+
+
+def test_report_verbose_and_html_read_phases_without_test_time(tmp_path, capsys):
+    """Correct handling of a schema-valid record: phases without pytest's ``tests`` time had none."""
+    path = _report(tmp_path, _record(phases={"agent": 1.5, "verify": 0.5}))
+    ended = cli(["report", str(path), "-v", "--html", str(tmp_path / "page.html")], capsys)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped or ended.err[-300:]}"
+    assert (tmp_path / "page.html").is_file()
+
+
+def test_report_verbose_shows_control_characters_in_a_record_escaped(tmp_path, capsys):
+    """A record's fields are data: an escape sequence in one must not drive the terminal printing the report."""
+    path = _report(tmp_path, _record("t\x1b[2J\x1b]0;owned\x07", error="boom\x1b[31m", notes=["\x9b1m"]))
+    ended = cli(["report", str(path), "-v"], capsys)
+    assert ended.escaped is None and ended.code == 0, f"TRACEBACK: {ended.escaped}"
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in ended.out, f"ACCEPTED: {raw!r} printed raw"
+    assert "t\\x1b[2J\\x1b]0;owned\\x07" in ended.out, f"UNCLEAR: {ended.out[-400:]!r}"
 
 
 # --- merging: only shards of one session -------------------------------------------------------
@@ -322,3 +436,30 @@ def test_merge_refuses_a_run_in_two_reports(tmp_path, capsys):
     one, two = _report(tmp_path, _record("a"), name="one"), _report(tmp_path, _record("a"), name="two")
     ended = cli(["merge", str(one), str(two), "-o", str(tmp_path / "m.json")], capsys)
     assert_refused(ended, "granularity merge: runs appear in more than one report: [('a', 'micro', 'none', 0)]")
+
+
+def _file_size_limit(size: int) -> Callable[[], None]:
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def test_a_write_that_fails_at_the_end_of_a_session_names_the_file_and_fails_it(project):
+    """A full disk at the end of a session was a traceback without the file's name. A limit on the size of any file
+    a process writes makes a write fail the same way, at the write and not the open, with no disk filled."""
+    out = project.path / "out" / "r.json"
+    command = [sys.executable, "-m", "pytest", "tasks", "--granularity=micro", f"--granularity-report={out}"]
+    run = subprocess.run(
+        [*command, "-p", "no:cacheprovider", "-q", "-s"],
+        cwd=project.path,
+        preexec_fn=_file_size_limit(1024),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    text = run.stdout + run.stderr
+    assert "Traceback" not in text and "INTERNALERROR" not in text, f"TRACEBACK: {text[-600:]}"
+    assert run.returncode == pytest.ExitCode.TESTS_FAILED, f"ACCEPTED: exit {run.returncode}: {text[-400:]}"
+    assert f"ERROR: could not write {out}: File too large" in text, f"UNCLEAR: {text[-600:]}"

@@ -8,6 +8,7 @@ correct handling; every case is under the time bound of ``bad_input_kit``.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections import Counter
@@ -23,7 +24,7 @@ from pytest_granularity.core.schemas import DefinitionError
 from pytest_granularity.core.tasks import TaskError, load_task
 from pytest_granularity.core.workspace import Workspace, WorkspaceError, solution_files
 from pytest_granularity.gate.baseline import BaselineError, load_baseline
-from pytest_granularity.macros import MacroContext, invoke
+from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
 from pytest_granularity.macros.contract import load_macro
 from pytest_granularity.routing.routers import Router, RouterError
 from pytest_granularity.run.contract_checks import CheckFailed, Subject, run_check
@@ -150,6 +151,61 @@ OPTIONS = [
         "ERROR: --granularity-alpha: 1 is not between 0 and 1",
     ),
     (
+        "report-dev-null",
+        ["--granularity=micro", "--granularity-report=/dev/null"],
+        "ERROR: --granularity-report: /dev/null is a character device, not a regular file; give the path of a file *",
+    ),
+    (
+        "plot-dev-full",
+        ["--granularity=micro", "--granularity-plot=/dev/full"],
+        "ERROR: --granularity-plot: /dev/full is a character device, not a regular file; give the path of a file *",
+    ),
+    (
+        "temperature-not-a-number",
+        ["--granularity=micro", "--granularity-temperature=abc"],
+        "ERROR: --granularity-temperature: 'abc' is not a number",
+    ),
+    (
+        "temperature-nan",
+        ["--granularity=micro", "--granularity-temperature=nan"],
+        "ERROR: --granularity-temperature: 'nan' is not a finite number",
+    ),
+    (
+        "temperature-inf",
+        ["--granularity=micro", "--granularity-temperature=inf"],
+        "ERROR: --granularity-temperature: 'inf' is not a finite number",
+    ),
+    (
+        "request-timeout-negative",
+        ["--granularity=micro", "--granularity-request-timeout=-5"],
+        "ERROR: --granularity-request-timeout: -5 must be at least 0.1",
+    ),
+    (
+        "request-timeout-inf",
+        ["--granularity=micro", "--granularity-request-timeout=inf"],
+        "ERROR: --granularity-request-timeout: 'inf' is not a finite number",
+    ),
+    (
+        "completion-cap-not-a-number",
+        ["--granularity=micro", "--granularity-max-completion-tokens=many"],
+        "ERROR: --granularity-max-completion-tokens: 'many' is not a whole number",
+    ),
+    (
+        "context-not-a-number",
+        ["--granularity=micro", "--granularity-local-ctx=8k"],
+        "ERROR: --granularity-local-ctx: '8k' is not a whole number",
+    ),
+    (
+        "retries-unbounded",
+        ["--granularity=micro", "--granularity-model-retries=1000000"],
+        "ERROR: --granularity-model-retries: 1000000 must be at most 10",
+    ),
+    (
+        "model-a-fifo",
+        ["--granularity=micro", "--granularity-model=model.fifo"],
+        "ERROR: --granularity-model: model.fifo is a FIFO, not a model file",
+    ),
+    (
         "retrieval-k",
         ["--granularity=micro", "--granularity-retrieval-k=-1"],
         "ERROR: --granularity-retrieval-k: -1 must not be negative",
@@ -161,6 +217,7 @@ OPTIONS = [
 def test_a_bad_option_is_one_usage_error(project, args, message):
     from bad_input_kit import matches
 
+    os.mkfifo(project.path / "model.fifo")
     line = _usage_error(project, *args)
     assert matches(line, message), f"UNCLEAR: {line!r} is not {message!r}"
 
@@ -375,6 +432,32 @@ def test_a_macro_that_depends_on_itself_is_one_error(tmp_path):
     )
 
 
+FALLBACKS = {
+    "missing": ("nowhere", "'nowhere' is not a macro checked here", "'hang' falls back to nowhere, which no *"),
+    "itself": ("hang", "'hang' is this macro: a fallback is another macro", "'hang' is this macro: *"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FALLBACKS))
+def test_a_fallback_skill_that_is_no_other_macro_fails_the_contract_checks_and_registration(tmp_path, case):
+    """The executor skipped such a fallback silently: the macro recovered without the fallback it declared."""
+    skill, check_message, load_message = FALLBACKS[case]
+    folder = tmp_path / "macros" / "hang"
+    shutil.copytree(HANG_MACRO, folder)
+    contract = folder / "contract.yaml"
+    contract.write_text(contract.read_text().replace("fallback_skill: null", f"fallback_skill: {skill}"))
+    assert_error(
+        lambda: run_check("fallback", Subject(folder, Counter({"hang": 1}))),
+        CheckFailed,
+        f"contract.yaml: field 'fallback_skill': {check_message}",
+    )
+    assert_error(
+        lambda: MacroRegistry.load([tmp_path / "macros"]),
+        DefinitionError,
+        f"{contract}: field 'fallback_skill': {load_message}",
+    )
+
+
 def test_a_fixture_ref_on_a_real_repository_is_read(fix_add, tmp_path):
     """Correct handling: the same fixture, committed and tagged, materialises at its ref."""
     repo = tmp_path / "repo"
@@ -389,6 +472,40 @@ def test_a_fixture_ref_on_a_real_repository_is_read(fix_add, tmp_path):
     _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {repo}\nfixture_ref: v1")
     with time_bound(), Workspace.for_task(load_task(fix_add.path)) as ws:
         assert (ws.root / "README.md").read_text() == (repo / "README.md").read_text()
+
+
+def _committed(folder: Path) -> None:
+    for command in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v1"],
+        ["tag", "v1"],
+    ):
+        subprocess.run(["git", *command], cwd=folder, check=True)
+
+
+@pytest.mark.parametrize("where", ["holds", "inside"])
+def test_a_fixture_ref_whose_commit_holds_or_lies_in_another_task_is_refused(fix_add, tmp_path, where):
+    """The fixture check read the working tree while the workspace came from the commit: another task's solution
+    and verifier, committed and since removed from the working tree, were listed to the agent."""
+    repo = tmp_path / "repo"
+    shutil.copytree(fix_add.fixture, repo / "pkg")
+    shutil.copytree(fix_add.path.parent, repo / "pkg" / "other-task" if where == "holds" else repo / "other-task")
+    if where == "inside":
+        shutil.copytree(fix_add.fixture, repo / "other-task" / "pkg")
+    _committed(repo)
+    shutil.rmtree(repo / "pkg" / "other-task" if where == "holds" else repo / "other-task" / "solution")
+    fixture = repo / "pkg" if where == "holds" else repo / "other-task" / "pkg"
+    (repo / "other-task" / "task.yaml").unlink(missing_ok=True)
+    _edit(fix_add.path, "fixture: ../../minipkg", f"fixture: {fixture}\nfixture_ref: v1")
+    relation = (
+        "holds the task file other-task/task.yaml" if where == "holds" else "is inside the task folder other-task"
+    )
+    assert_error(
+        lambda: Workspace.for_task(load_task(fix_add.path)).remove(),
+        WorkspaceError,
+        f"{fix_add.path}: fixture_ref 'v1': the fixture at that commit {relation}: the agent would see that task's files",
+    )
 
 
 @pytest.mark.parametrize("where", ["holds", "inside"])

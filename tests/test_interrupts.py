@@ -140,3 +140,36 @@ def test_install_chains_to_the_previous_handler_and_uninstall_restores_it() -> N
         assert signal.getsignal(signal.SIGINT) is sigint
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_ctrl_c_in_tasks_check_is_one_line_and_leaves_nothing(data_copy: Path, tmp_path: Path) -> None:
+    """It was a KeyboardInterrupt traceback (round three); the runs' processes and folders go, as in a session."""
+    tasks = _hanging_tasks(data_copy, 2)
+    pids, scratch = tmp_path / "pids", tmp_path / "tmp"
+    pids.mkdir()
+    scratch.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(scratch), GRANULARITY_TEST_PIDS=str(pids))
+    command = [sys.executable, "-m", "pytest_granularity.cli", "tasks", "check", "--jobs", "1", "--no-adversaries"]
+    process = subprocess.Popen(
+        [*command, "--sandbox", "none", str(tasks)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert _wait_for(lambda: any(pids.iterdir())), "the verifier never started"
+        process.send_signal(signal.SIGINT)
+        err = process.communicate(timeout=60)[1].decode()
+        assert "Traceback" not in err, f"TRACEBACK: {err[-400:]}"
+        assert err.splitlines()[-1] == "granularity tasks check: interrupted after 0 of 2 tasks", f"UNCLEAR: {err}"
+        assert process.returncode == 130
+        assert _wait_for(lambda: not _running(pids), 10), f"verifiers left running: {_running(pids)}"
+        assert _wait_for(lambda: not _leftovers(scratch), 10), f"left behind: {_leftovers(scratch)}"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        for pid in _running(pids):
+            os.kill(pid, signal.SIGKILL)

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..core.input_files import read_bounded
 from . import InfrastructureError
 from .chat import Send
 
@@ -79,11 +80,15 @@ class ModelCache:
 
 def _read(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bounded(path).decode("utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise InfrastructureError(f"{path}: unreadable recording ({exc.strerror or exc})") from None
+    except ValueError as exc:
         raise InfrastructureError(f"{path}: unreadable recording ({exc})") from None
+    except RecursionError:
+        raise InfrastructureError(f"{path}: unreadable recording (nested too deeply to read)") from None
     if not isinstance(data, dict) or not isinstance(data.get("response"), dict):
         raise InfrastructureError(f"{path}: field 'response': missing or not an object")
     return data

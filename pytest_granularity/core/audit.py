@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .input_files import read_bounded
 from .result import RunResult
 
 AUDIT_FORMAT = "pytest-granularity mcp audit"
@@ -46,8 +47,7 @@ class AuditLog:
 def is_audit_log(path: Path) -> bool:
     """Whether ``path`` is an audit log (its first line names the format), not a report's run records."""
     try:
-        with path.open(encoding="utf-8") as file:
-            first = json.loads(file.readline())
+        first = json.loads(read_bounded(path).split(b"\n", 1)[0])
     except (OSError, ValueError):
         return False
     return isinstance(first, dict) and first.get("format") == AUDIT_FORMAT
@@ -56,7 +56,7 @@ def is_audit_log(path: Path) -> bool:
 def audit_records(path: Path) -> list[RunResult]:
     """The run records of every task that ended in the log, in the order they ended."""
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_bounded(path).decode("utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import FrameType
@@ -36,7 +38,11 @@ _groups: dict[int, int] = {}
 """Process group id -> the pid of the process that registered it."""
 _folders: dict[Path, int] = {}
 """Folder -> the pid of the process that registered it."""
+_marks: dict[str, int] = {}
+"""Environment variable marking a run's processes -> the pid of the process that registered it."""
 _previous: dict[int, Any] = {}
+MARK_PREFIX = "GRANULARITY_RUN_"
+KILL_ROUNDS = 100
 
 
 def track_process(pgid: int) -> None:
@@ -75,12 +81,73 @@ def tracked_folder(path: Path) -> Iterator[Path]:
         untrack_folder(path)
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A run's environment with a variable of its own (see :func:`marked`)."""
+
+    name: str
+    env: dict[str, str]
+
+    def kill(self) -> None:
+        kill_marked(self.name)
+
+
+@contextmanager
+def marked(env: dict[str, str]) -> Iterator[Mark]:
+    """``env`` with a variable of its own: every process started with it, and every process those start, however
+    it detaches (``setsid``, a double fork: what a process-group kill misses), is killed when the block ends.
+
+    Without cgroups or a PID namespace (no sandbox), the environment is what a descendant keeps: it is
+    inherited across fork and exec, and ``/proc/PID/environ`` shows it. A variable per run, not one value,
+    so a run inside another run (a verifier running this plugin) carries both marks.
+    """
+    mark = Mark(f"{MARK_PREFIX}{secrets.token_hex(8)}", {})
+    mark.env.update(env, **{mark.name: "1"})
+    _marks[mark.name] = os.getpid()
+    try:
+        yield mark
+    finally:
+        mark.kill()
+        _marks.pop(mark.name, None)
+
+
+def kill_marked(name: str) -> None:
+    """SIGKILL every process whose environment holds ``name`` (see :func:`marked`), until none is left."""
+    needle = f"\0{name}=1\0".encode()
+    for _ in range(KILL_ROUNDS):
+        found = [pid for pid in _pids() if needle in b"\0" + _environ(pid)]
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # gone already
+
+
+def _pids() -> list[int]:
+    me = os.getpid()
+    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != me]
+
+
+def _environ(pid: int) -> bytes:
+    """A process's environment as it started, NUL-separated; empty for a zombie or another user's process."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
 def cleanup() -> None:
-    """Kill this process's registered groups, then remove its registered folders."""
+    """Kill this process's registered groups and marked processes, then remove its registered folders."""
     me = os.getpid()
     for pgid in [g for g, owner in list(_groups.items()) if owner == me]:
         kill_group(pgid)
         _groups.pop(pgid, None)
+    for name in [n for n, owner in list(_marks.items()) if owner == me]:
+        kill_marked(name)
+        _marks.pop(name, None)
     for folder in [f for f, owner in list(_folders.items()) if owner == me]:
         shutil.rmtree(folder, ignore_errors=True)
         _folders.pop(folder, None)
@@ -116,6 +183,8 @@ def install() -> bool:
         return False
     for signum in SIGNALS:
         current = signal.getsignal(signum)
+        if current == signal.SIG_IGN:
+            continue  # a background job ignores Ctrl-C: cleaning up and going on would leave runs without folders
         if current is not _handle:
             _previous[signum] = current
             signal.signal(signum, _handle)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import test_timer
-from .interrupts import kill_group, tracked_folder, tracked_process
+from .interrupts import kill_group, marked, tracked_folder, tracked_process
 from .pytest_server import PytestRequest, server_for
 from .rewrite_cache import vouched_for
 from .sandbox import NO_SANDBOX, Sandbox
@@ -129,11 +129,12 @@ def _run_with(
     scratch: Path, cwd: Path, options: list[str], isolated: bool, timeout: float, launch: Launch
 ) -> PytestRun:
     """One run with ``scratch`` as its temporary folder, started by ``launch``, cold or warm alike."""
-    env = _environment(cwd, scratch, isolated)
     results, nonce = scratch / "granularity-results.json", secrets.token_hex(16)
     pytest_args = _isolated_args(cwd, scratch, options) if isolated else options
     vouched = frozenset() if isolated else vouched_for(cwd)  # the hidden verifier teaches a server nothing
-    output, exit_code = launch(PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce, vouched))
+    with marked(_environment(cwd, scratch, isolated)) as mark:
+        env = mark.env
+        output, exit_code = launch(PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce, vouched))
     timed_out = exit_code is None
     text = _stable(output.decode("utf-8", errors="replace"), cwd, scratch)
     recorded = _read_results(results, nonce) if isolated and not timed_out else None
@@ -186,13 +187,16 @@ def run_process(
 ) -> tuple[bytes, int | None]:
     """Run ``command`` in a new process group, killed whole at the end (and on timeout, Ctrl-C or SIGTERM).
 
-    Returns its output (stdout and stderr together) and its exit code, None when it timed out.
+    Returns its output (stdout and stderr together) and its exit code, None when it timed out. What it
+    started in a session of its own (``setsid``) is killed too (``interrupts.marked``): it would hold the
+    output pipe open, and the run with it, past its timeout.
     """
     with (
+        marked(env) as mark,
         subprocess.Popen(
             command,
             cwd=cwd,
-            env=env,
+            env=mark.env,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -205,11 +209,24 @@ def run_process(
             timed_out = False
         except subprocess.TimeoutExpired:
             kill_group(process.pid)
-            output, _ = process.communicate()
+            mark.kill()
+            output = _drained(process)
             timed_out = True
         finally:
             kill_group(process.pid)
     return output, None if timed_out else process.returncode
+
+
+DRAIN_SECONDS = 5.0
+"""After a timeout's kill, how long the output may take to end: a process that left the run's session and
+its mark (``env -i``) could hold the pipe open for ever."""
+
+
+def _drained(process: subprocess.Popen[bytes]) -> bytes:
+    try:
+        return process.communicate(timeout=DRAIN_SECONDS)[0]
+    except subprocess.TimeoutExpired as exc:
+        return exc.output or b""
 
 
 ISOLATED_SCRIPT = Path(__file__).with_name("isolated_pytest.py")

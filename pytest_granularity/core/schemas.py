@@ -12,6 +12,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .input_files import read_bounded
+
 MAX_SHOWN = 80
 """Characters of an input value an error quotes at most: an error never repeats a large input."""
 
@@ -84,7 +86,7 @@ def parse_json(text: str | bytes, path: Path, line: int | None = None) -> Any:
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, or a DefinitionError saying why it cannot be read."""
     try:
-        return path.read_bytes()
+        return read_bounded(path)
     except OSError as exc:
         raise DefinitionError(path, "<file>", f"cannot read: {exc.strerror or exc}") from None
 

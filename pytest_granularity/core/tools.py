@@ -7,18 +7,23 @@ not an exception that ends the run.
 
 from __future__ import annotations
 
-import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from .pytest_process import run_pytest
 from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import first_error
-from .workspace import PathEscape, Workspace
+from .workspace import PathEscape, Workspace, shown_path
 
 MAX_SEARCH_HITS = 50
 MAX_LIST_FILES = 400
+SEARCH_SECONDS = 2.0
+"""A whole search's budget of matching time, in CPU seconds (what ``regex``'s timeout counts: on a loaded machine
+the wall time is longer, about twice at a load of 6 on 2 cores, measured); a real search takes milliseconds."""
 DEFAULT_TEST_TIMEOUT = 120.0
 FINISH = "finish"
 RUN_TESTS = "run_tests"
@@ -87,20 +92,33 @@ def _read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
 
 
 def _search(ctx: ToolContext, args: dict[str, Any]) -> str:
+    """Python's ``re`` syntax, matched by the ``regex`` module under a time budget for the whole search: ``re``
+    cannot be stopped, and a pattern that backtracks exponentially (``(a|aa)+$`` on a long line) hung a run
+    and the MCP server with it. ``regex`` also matches some such patterns (``(a+)+$``) in linear time."""
     try:
-        pattern = re.compile(args["pattern"])
-    except re.error as exc:
+        pattern = regex.compile(args["pattern"])
+    except regex.error as exc:
         raise ToolError(f"invalid regular expression: {exc}") from None
     prefix = args.get("path", ".")
     base = ctx.workspace.resolve(prefix) if prefix not in ("", ".") else ctx.workspace.root
     hits: list[str] = []
+    deadline = time.monotonic() + SEARCH_SECONDS
     for file in ctx.workspace.files_under(base):
         rel = ctx.workspace.relative(file)
         try:
             text = file.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        hits.extend(f"{rel}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if pattern.search(line))
+        for n, line in enumerate(text.splitlines(), 1):
+            try:
+                found = pattern.search(line, timeout=max(deadline - time.monotonic(), 0.0))
+            except TimeoutError:
+                raise ToolError(
+                    f"the search was stopped after {SEARCH_SECONDS:g}s of matching (at {rel}:{n}): the pattern"
+                    " backtracks too much; avoid nested repetition such as (a|aa)+"
+                ) from None
+            if found:
+                hits.append(f"{rel}:{n}: {line.strip()}")
     if not hits:
         return "no matches"
     more = f"\n... {len(hits) - MAX_SEARCH_HITS} more matches" if len(hits) > MAX_SEARCH_HITS else ""
@@ -140,11 +158,21 @@ def _delete_file(ctx: ToolContext, args: dict[str, Any]) -> str:
 
 def _run_tests(ctx: ToolContext, args: dict[str, Any]) -> str:
     paths = list(args.get("paths") or ctx.tests)
-    for p in paths:
-        ctx.workspace.resolve(p)
+    check_test_paths(ctx.workspace, paths)
     result = run_pytest(ctx.workspace.root, paths, ctx.test_timeout, sandbox=ctx.sandbox)
     status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
     return f"pytest {' '.join(paths) or '(all tests)'}: {status}\n{result.tail()}"
+
+
+def check_test_paths(workspace: Workspace, paths: list[str]) -> None:
+    """Refuse (``PathEscape``) what pytest would read as something other than a test path in the workspace: an
+    option (``--junitxml=/elsewhere`` writes there) or an ``@file`` of more arguments."""
+    for p in paths:
+        if p.startswith(("-", "@")):
+            raise PathEscape(
+                f"'{shown_path(p)}' is not a test path: pytest would read it as an option, and none is taken"
+            )
+        workspace.resolve(p)
 
 
 def _show_diff(ctx: ToolContext, args: dict[str, Any]) -> str:

@@ -17,11 +17,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .folder_sync import sync
 from .interrupts import track_folder, untrack_folder
 from .rewrite_cache import forget, vouch
-from .tasks import Task
+from .tasks import TASK_FILE, Task
+
+if TYPE_CHECKING:
+    import git
 
 IGNORED_DIRS = frozenset(
     {
@@ -44,8 +48,22 @@ IGNORED_SUFFIXES = (".pyc", ".pyo")
 Snapshot = Mapping[str, bytes]
 
 
+MAX_PATH_BYTES = 4096
+"""Linux's ``PATH_MAX``: a longer path (10 MB of text, 3,000 folders) is refused before the file system sees it."""
+MAX_NAME_BYTES = 255
+"""Linux's ``NAME_MAX``: the longest file or folder name."""
+MAX_DEPTH = 200
+"""Folders a path may go down: Python 3.11's ``os.walk``, which reads every workspace, recurses once per level
+(about 1,000 levels end in ``RecursionError``); a real project goes a few dozen deep at most."""
+PROTECTED_SUFFIXES = (*IGNORED_SUFFIXES, ".pth")
+"""Files no tool writes: compiled bytecode, which no diff shows, and ``.pth`` files, which ``site`` runs as code."""
+VENV_MARKER = "pyvenv.cfg"
+
+
 class PathEscape(ValueError):
-    """A path that would leave the workspace: absolute, through ``..`` or through a symlink."""
+    """A path a tool may not use: one that would leave the workspace (absolute, through ``..`` or through a
+    symlink), one the file system cannot take (a NUL byte, too long), or one inside what is not part of the
+    workspace (version control metadata, caches, environments), which no diff would show."""
 
 
 class WorkspaceError(RuntimeError):
@@ -169,17 +187,40 @@ class Workspace:
         _discard(self.root, keep=self.reused)
 
     def resolve(self, rel: str) -> Path:
-        """The absolute path of ``rel``, refusing anything that would leave the workspace."""
+        """The absolute path of ``rel``, refusing anything that would leave the workspace or reach what is not
+        part of it: every change a tool makes is then one that ``changes`` and ``diff`` show."""
+        problem = _unusable(rel, len(str(self.root).encode()) + 1)
+        if problem:
+            raise PathEscape(f"path '{shown_path(rel)}' {problem}")
         pure = PurePosixPath(rel)
-        if not rel or pure.is_absolute() or Path(rel).is_absolute():
+        if pure.is_absolute() or Path(rel).is_absolute():
             raise PathEscape(f"path '{rel}' must be relative to the workspace root")
         if ".." in pure.parts:
             raise PathEscape(f"path '{rel}' uses '..' and would leave the workspace")
         candidate = self.root.joinpath(*pure.parts)
-        real = candidate.resolve()
+        try:
+            real = candidate.resolve()
+        except OSError as exc:
+            raise PathEscape(f"path '{rel}' cannot be resolved: {exc.strerror or exc}") from None
         if real != self.root and self.root not in real.parents:
             raise PathEscape(f"path '{rel}' leads outside the workspace through a symlink")
+        for parts in (pure.parts, real.relative_to(self.root).parts):
+            problem = self._protected(parts)
+            if problem:
+                raise PathEscape(f"path '{rel}' {problem}")
         return candidate
+
+    def _protected(self, parts: tuple[str, ...]) -> str | None:
+        """Why ``parts`` (relative to the root) lie in what is not part of the workspace, or None."""
+        for depth, part in enumerate(parts):
+            if part in IGNORED_DIRS:
+                return f"is in {part}, which is not part of the workspace (version control, caches, environments)"
+            if (self.root.joinpath(*parts[:depth]) / VENV_MARKER).is_file():
+                folder = "/".join(parts[:depth]) or "."
+                return f"is in the virtual environment {folder}, which is not part of the workspace"
+        if parts and parts[-1].endswith(PROTECTED_SUFFIXES):
+            return "is compiled bytecode or a .pth file (which Python runs at start-up); no tool writes one"
+        return None
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -217,6 +258,30 @@ class Workspace:
                 target.unlink()
 
 
+def _unusable(rel: str, prefix: int) -> str | None:
+    """Why the file system cannot take ``rel`` at all below a root of ``prefix`` bytes, or None."""
+    if not rel:
+        return "must be relative to the workspace root"
+    if "\0" in rel:
+        return "holds a NUL byte"
+    size = len(rel.encode("utf-8", errors="surrogateescape"))
+    if prefix + size >= MAX_PATH_BYTES:
+        return f"is {size} bytes long; in the workspace it would pass the {MAX_PATH_BYTES} bytes a path may have"
+    parts = PurePosixPath(rel).parts
+    if len(parts) > MAX_DEPTH:
+        return f"goes {len(parts)} folders deep, more than the {MAX_DEPTH} a workspace path may"
+    longest = max(parts, key=len, default="")
+    if len(longest.encode("utf-8", errors="surrogateescape")) > MAX_NAME_BYTES:
+        return f"has a name longer than the {MAX_NAME_BYTES} bytes a file or folder name may have"
+    return None
+
+
+def shown_path(rel: str, limit: int = 80) -> str:
+    """``rel`` fit for one line of a message: NUL bytes and line breaks escaped, a long path cut."""
+    text = rel[:limit].replace("\0", "\\0").replace("\n", "\\n").replace("\r", "\\r")
+    return text + "..." if len(rel) > limit else text
+
+
 def overlay(root: Path, source: Path) -> None:
     """Copy ``source`` over ``root``. Symlinks are copied as links, never followed, and must point
     inside ``source`` by a relative path, so nothing outside it is copied in or reachable."""
@@ -228,6 +293,7 @@ def check_links(folder: Path) -> None:
     """Raise :class:`WorkspaceError` naming the first symlink under ``folder`` that leaves it or loops."""
     base = folder.resolve()
     for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]  # never copied (a .venv links to its python)
         for name in sorted(dirnames + filenames):
             link = Path(dirpath) / name
             problem = _link_problem(link, base) if link.is_symlink() else None
@@ -251,7 +317,11 @@ def _link_problem(link: Path, base: Path) -> str | None:
 
 
 def solution_files(task: Task) -> dict[str, bytes]:
-    return read_tree(task.solution_overlay) if task.solution_overlay else {}
+    """The reference solution's files; a symlink in it must stay inside it, as in every folder a task copies."""
+    if not task.solution_overlay:
+        return {}
+    check_links(task.solution_overlay)
+    return read_tree(task.solution_overlay)
 
 
 def _ignore_caches(directory: str, names: list[str]) -> set[str]:
@@ -360,8 +430,34 @@ def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
         tree = None
     if not isinstance(tree, git.Tree):
         raise WorkspaceError(f"{where}: {prefix} is not a folder in the commit {ref} of {repo.working_tree_dir}")
-    return {
+    files = {
         str(blob.path)[len(prefix) + 1 :] if prefix != "." else str(blob.path): blob.data_stream.read()
         for blob in tree.traverse()
         if isinstance(blob, git.Blob)
     }
+    _check_no_task_at_ref(commit.tree, prefix, files, where)
+    return files
+
+
+def _check_no_task_at_ref(root: git.Tree, prefix: str, files: Mapping[str, bytes], where: str) -> None:
+    """What ``load_task`` checks of the fixture's working tree, checked of the commit the workspace comes from:
+    it may neither hold a task (its solution and verifier) nor lie in one."""
+    held = next((rel for rel in sorted(files) if PurePosixPath(rel).name == TASK_FILE), None)
+    parts = PurePosixPath(prefix).parts if prefix != "." else ()
+    inside = next(
+        (folder for folder in ("/".join(parts[:n]) for n in range(len(parts))) if _has_blob(root, folder, TASK_FILE)),
+        None,
+    )
+    if held is not None or inside is not None:
+        relation = f"holds the task file {held}" if held is not None else f"is inside the task folder {inside or '.'}"
+        raise WorkspaceError(f"{where}: the fixture at that commit {relation}: the agent would see that task's files")
+
+
+def _has_blob(tree: git.Tree, folder: str, name: str) -> bool:
+    import git
+
+    try:
+        found = tree / (f"{folder}/{name}" if folder else name)
+    except KeyError:
+        return False
+    return isinstance(found, git.Blob)

@@ -24,6 +24,7 @@ from statistics import fmean
 
 from ..core import __version__
 from ..core.environment import Environment, current_environment, environment_note
+from ..core.input_files import read_bounded
 from ..core.result import RunResult
 from ..core.schemas import DefinitionError, first_error, packaged_schema, parse_json
 from .epoch_gate import Cell, judge
@@ -139,7 +140,7 @@ def load_baseline(spec: str, root: Path) -> Baseline:
         return Baseline.parse(_read_from_git(root, ref, in_repo, spec), spec)
     path = Path(spec) if Path(spec).is_absolute() else root / spec
     try:
-        data = path.read_bytes()
+        data = read_bounded(path)
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read the baseline: {exc.strerror}") from None
     return Baseline.parse(data, spec)

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..core.pytest_process import PytestRun, run_pytest
 from ..core.sandbox import NO_SANDBOX, Sandbox
-from ..core.workspace import Workspace
+from ..core.tools import check_test_paths
+from ..core.workspace import PathEscape, Workspace
 
 
 class MacroError(Exception):
@@ -55,6 +56,10 @@ class MacroContext:
 
     def run_tests(self, paths: list[str] | None = None) -> PytestRun:
         chosen = list(paths or self.args.get("tests") or self.tests)
+        try:
+            check_test_paths(self.workspace, chosen)
+        except PathEscape as exc:
+            raise MacroError(str(exc)) from None
         if self.tests_runner is not None:
             return self.tests_runner(chosen)
         return run_pytest(self.root, chosen, self.test_timeout, sandbox=self.sandbox)

@@ -116,6 +116,9 @@ def load_macro(folder: Path) -> Macro:
     if contract["name"] in contract.get("depends_on", []):
         name = contract["name"]
         raise DefinitionError(contract_path, "depends_on", f"dependency cycle: {name} -> {name}")
+    if contract.get("fallback_skill") == contract["name"]:
+        name = contract["name"]
+        raise DefinitionError(contract_path, "fallback_skill", f"'{name}' is this macro: a fallback is another macro")
     skill = read_skill_front_matter(folder / SKILL_FILE)
     expected = contract["name"].replace("_", "-")
     if skill.get("name") != expected:

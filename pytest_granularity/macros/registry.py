@@ -166,9 +166,17 @@ def _words(text: str) -> list[str]:
 
 
 def _dependency_order(macros: dict[str, Macro]) -> list[str]:
-    """Macro names with every dependency before its dependents; errors name the macros."""
+    """Macro names with every dependency before its dependents; errors name the macros. A fallback that no
+    registered macro provides is an error too: the executor would skip it silently, recovering without it."""
     graph = {}
     for name in sorted(macros):
+        fallback = macros[name].contract.get("fallback_skill")
+        if fallback and fallback not in macros:
+            raise DefinitionError(
+                macros[name].folder / CONTRACT_FILE,
+                "fallback_skill",
+                f"'{name}' falls back to {fallback}, which no registered macro provides",
+            )
         needs = list(macros[name].contract.get("depends_on", []))
         missing = [d for d in needs if d not in macros]
         if missing:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -27,7 +27,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core import __version__, interrupts
-from .tool_session import ToolSession
+from .tool_session import Reply
 
 SERVER_NAME = "pytest-granularity"
 INSTRUCTIONS = (
@@ -37,7 +37,15 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(session: ToolSession) -> Server[Any]:
+class Served(Protocol):
+    """What the server serves: a ``ToolSession``, or a relay to a benchmark run's own executor (``relay``)."""
+
+    def tools(self) -> list[dict[str, Any]]: ...
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Reply: ...
+
+
+def build_server(session: Served, instructions: str = INSTRUCTIONS) -> Server[Any]:
     """A low-level server whose tools are the session's offer of the moment.
 
     Calls run one at a time in a worker thread (macros and ``run_tests`` block); a listing waits
@@ -62,7 +70,7 @@ def build_server(session: ToolSession) -> Server[Any]:
     return Server(
         SERVER_NAME,
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_subscriptions_listen=ListenHandler(bus),
@@ -76,7 +84,7 @@ async def _announce_tools_changed(ctx: ServerRequestContext[Any], bus: InMemoryS
         await ctx.session.send_tool_list_changed()
 
 
-def serve_stdio(session: ToolSession, on_stop: Callable[[], None]) -> None:
+def serve_stdio(session: Served, on_stop: Callable[[], None], instructions: str = INSTRUCTIONS) -> None:
     """Serve ``session`` on stdin/stdout until the client closes the connection.
 
     On SIGTERM, the process groups of a call in progress (a macro's runtime, ``run_tests``) are
@@ -91,7 +99,7 @@ def serve_stdio(session: ToolSession, on_stop: Callable[[], None]) -> None:
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    server = build_server(session)
+    server = build_server(session, instructions)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

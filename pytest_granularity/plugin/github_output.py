@@ -24,8 +24,11 @@ def write_step_summary(markdown: str) -> None:
     """Append ``markdown`` to the job's step summary, when there is one (the one writer of that file)."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(markdown)
+        try:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(markdown)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), path) from None
 
 
 def results_markdown(results: Sequence[RunResult]) -> str:

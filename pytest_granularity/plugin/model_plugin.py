@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import math
 import os
+import shutil
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +26,8 @@ import pytest
 
 from ..agents import AgentSetup, InfrastructureError
 from ..agents.chat import ChatAgent, Price, Sampling, Send
+from ..agents.host_agent import DEFAULT_HOST_TIMEOUT, HostAgentFactory, HostSettings
+from ..agents.hosts import HOSTS
 from ..agents.local_model import (
     DEFAULT_MODEL,
     LocalSend,
@@ -37,6 +41,7 @@ from ..agents.local_model import (
 from ..agents.model_cache import MODES, ModelCache
 from ..agents.openai_client import Endpoint, OpenAISender
 from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
+from ..core.input_files import special_kind
 from ..core.result import LOCAL, PROVIDER
 
 AGENT_NAME = "openai"
@@ -46,6 +51,7 @@ DEFAULT_RETRIES = 2
 LOCAL_MAX_COMPLETION_TOKENS = 256
 """The local lane's default cap per reply: a small model that starts a long answer rarely ends it."""
 TOOL_CHOICES = ("auto", "required", "none")
+HOST_PREFIX = "host:"
 
 _OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -104,6 +110,12 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
         "with the local agent: generate a call's arguments under its tool's JSON-schema grammar (default "
         "schema), or under the grammar of any JSON value (json)",
     ),
+    (
+        "host-timeout",
+        "SECONDS",
+        f"with --granularity-agent=host:NAME: how long the host may run per item (default {DEFAULT_HOST_TIMEOUT:g})",
+    ),
+    ("host-command", "PATH", "with --granularity-agent=host:NAME: the host's executable (default: NAME on PATH)"),
 )
 
 
@@ -124,18 +136,40 @@ def _value(config: pytest.Config, name: str) -> str | None:
     return config.getoption(f"--granularity-{name}") or config.getini(f"granularity_{name.replace('-', '_')}") or None
 
 
-def _number(config: pytest.Config, name: str, kind: Callable[[str], Any], minimum: float = 0) -> Any:
+MAX_RETRIES = 10
+"""Retries back off exponentially (the SDK's, up to 8 s each): ten already wait over a minute on a closed port."""
+NUMBERS: dict[str, tuple[Callable[[str], Any], float, float]] = {
+    "temperature": (float, 0, 2),
+    "max-completion-tokens": (int, 1, math.inf),
+    "request-timeout": (float, 0.1, math.inf),
+    "model-retries": (int, 0, MAX_RETRIES),
+    "max-tokens-per-run": (int, 1, math.inf),
+    "local-threads": (int, 1, math.inf),
+    "local-ctx": (int, 256, math.inf),
+    "local-port": (int, 0, 65535),
+    "local-startup-timeout": (float, 0.1, math.inf),
+    "host-timeout": (float, 1, math.inf),
+}
+"""Each numeric option's type and bounds: every one is checked whichever agent runs (``run_settings``)."""
+
+
+def _number(config: pytest.Config, name: str) -> Any:
     raw = _value(config, name)
     if raw is None:
         return None
+    kind, minimum, maximum = NUMBERS[name]
     try:
         value = kind(raw)
     except ValueError:
         raise pytest.UsageError(
             f"--granularity-{name}: '{raw}' is not a {'whole ' if kind is int else ''}number"
         ) from None
+    if not math.isfinite(value):
+        raise pytest.UsageError(f"--granularity-{name}: '{raw}' is not a finite number")
     if value < minimum:
         raise pytest.UsageError(f"--granularity-{name}: {raw} must be at least {minimum:g}")
+    if value > maximum:
+        raise pytest.UsageError(f"--granularity-{name}: {raw} must be at most {maximum:g}")
     return value
 
 
@@ -150,14 +184,31 @@ def run_settings(config: pytest.Config) -> dict[str, Any]:
     _cache_settings(config)
     _tool_choice(config)
     _choice(config, "local-grammar", ARGUMENT_GRAMMARS)
-    return {"max_tokens": _number(config, "max-tokens-per-run", int, 1), "token_source": source}
+    for name in NUMBERS:
+        _number(config, name)
+    _model_path(_value(config, "model"))
+    return {"max_tokens": _number(config, "max-tokens-per-run"), "token_source": source}
+
+
+def _model_path(spec: str | None) -> None:
+    """A model given as a path must be a regular file: a FIFO blocked the server's start with no output."""
+    try:
+        kind = special_kind(Path(spec).stat().st_mode) if spec else None
+    except (OSError, ValueError):
+        return  # a model name, or a file the agent reports missing itself
+    if kind:
+        raise pytest.UsageError(f"--granularity-model: {spec} is {kind}, not a model file")
 
 
 def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
     selected = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    hosts = {f"{HOST_PREFIX}{name}": name for name in HOSTS}
     return {
         AGENT_NAME: openai_factory(config) if selected == AGENT_NAME else _not_configured,
         LOCAL_AGENT: local_factory(config) if selected == LOCAL_AGENT else _not_configured,
+        **{
+            agent: host_factory(config, name) if selected == agent else _not_configured for agent, name in hosts.items()
+        },
     }
 
 
@@ -193,7 +244,7 @@ def openai_factory(config: pytest.Config) -> OpenAIAgentFactory:
             Endpoint(
                 _value(config, "base-url") or os.environ.get("OPENAI_BASE_URL"),
                 _value(config, "api-key-env") or "OPENAI_API_KEY",
-                _number(config, "request-timeout", float) or DEFAULT_TIMEOUT,
+                _number(config, "request-timeout") or DEFAULT_TIMEOUT,
                 _retries(config),
             )
         )
@@ -209,12 +260,12 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
 
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     given = {
-        "n_ctx": _number(config, "local-ctx", int, 256),
-        "threads": _number(config, "local-threads", int, 1) or default_threads(workers),
+        "n_ctx": _number(config, "local-ctx"),
+        "threads": _number(config, "local-threads") or default_threads(workers),
         "max_tokens": sampling.max_completion_tokens,
-        "timeout": _number(config, "request-timeout", float),
-        "startup_timeout": _number(config, "local-startup-timeout", float),
-        "port": _number(config, "local-port", int),
+        "timeout": _number(config, "request-timeout"),
+        "startup_timeout": _number(config, "local-startup-timeout"),
+        "port": _number(config, "local-port"),
         "arguments_grammar": _choice(config, "local-grammar", ARGUMENT_GRAMMARS),
     }
     options = {name: value for name, value in given.items() if value is not None}
@@ -251,12 +302,47 @@ def _prove(server: LocalServer, stop: bool) -> None:
         server.stop()
 
 
+def host_factory(config: pytest.Config, name: str) -> HostAgentFactory:
+    """An agent host (docs/hosts.md) started for each item, its model behind the metering proxy and recorded when
+    asked; a replay needs the host, but neither its key nor its endpoint."""
+    host, agent = HOSTS[name], f"--granularity-agent={HOST_PREFIX}{name}"
+    model = _value(config, "model")
+    if not model:
+        raise pytest.UsageError(f"{agent} needs --granularity-model=NAME (the model the host asks for)")
+    executable = _value(config, "host-command") or shutil.which(host.executable)
+    if executable is None:
+        raise pytest.UsageError(
+            f"{agent}: '{host.executable}' is not on PATH; install it or give --granularity-host-command"
+        )
+    folder, mode = _cache_settings(config)
+    upstream = None if mode == "replay" else _value(config, "base-url") or host.upstream
+    if upstream is None and mode != "replay":
+        raise pytest.UsageError(f"{agent} needs --granularity-base-url=URL (the host's model endpoint)")
+    state = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    settings = HostSettings(
+        host,
+        executable,
+        model,
+        upstream,
+        folder,
+        mode,
+        _session(config),
+        _number(config, "host-timeout") or DEFAULT_HOST_TIMEOUT,
+        _number(config, "request-timeout") or DEFAULT_TIMEOUT,
+        _value(config, "api-key-env") or host.key_variable,
+        state / "pytest-granularity" / "hosts",
+    )
+    factory = HostAgentFactory(settings)
+    config.add_cleanup(factory.close)
+    return factory
+
+
 def _sampling(
     config: pytest.Config, model: str, temperature: float | None, max_completion_tokens: int | None
 ) -> Sampling:
     """The request's settings: the options where given, else the agent's defaults."""
-    given_temperature = _number(config, "temperature", float)
-    given_cap = _number(config, "max-completion-tokens", int, 1)
+    given_temperature = _number(config, "temperature")
+    given_cap = _number(config, "max-completion-tokens")
     return Sampling(
         model,
         temperature if given_temperature is None else given_temperature,
@@ -293,7 +379,7 @@ def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str |
 
 
 def _retries(config: pytest.Config) -> int:
-    value = _number(config, "model-retries", int)
+    value = _number(config, "model-retries")
     return DEFAULT_RETRIES if value is None else value
 
 

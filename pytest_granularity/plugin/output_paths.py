@@ -11,12 +11,17 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..core.input_files import special_kind
+
 
 def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
     """Why ``path`` (and files written beside it) cannot be written, or None."""
     for target in (path, *companions):
         if target.is_dir():
             return f"{target} is a folder; give the path of a file to write"
+        kind = _special(target)
+        if kind:
+            return f"{target} is {kind}, not a regular file; give the path of a file to write"
     folder = path.parent
     while not folder.exists():
         folder = folder.parent
@@ -28,3 +33,12 @@ def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
     except OSError as exc:
         return f"cannot write in {folder}: {exc.strerror or exc}"
     return None
+
+
+def _special(path: Path) -> str | None:
+    """A device, FIFO or socket: a report written to ``/dev/null`` went to ``/dev/null.jsonl`` beside it, one to
+    ``/dev/full`` failed at the end, one to a FIFO blocked until something read it."""
+    try:
+        return special_kind(path.stat().st_mode)
+    except OSError:
+        return None  # missing (it will be created) or unreadable (the write probe below says why)

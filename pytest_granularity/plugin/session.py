@@ -10,10 +10,12 @@ session only judges its runs and never gates or displays.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from ..core.output_files import failure, write_text
 from ..core.result import RunIdentity, RunResult, identity_in, records_in
 from ..gate.baseline import Baseline, Entry, GateReport, compare, load_baseline, run_regression
 from ..gate.metrics import epoch_summaries, summarize
@@ -33,6 +35,9 @@ class GranularitySession:
     def __init__(self, settings: GranularitySettings) -> None:
         self.settings = settings
         self.results: list[RunResult] = []
+        self.written: list[str] = []
+        self.unwritten: list[str] = []
+        """Outputs that could not be written, each ``could not write FILE: WHY`` (``finish`` fails the session)."""
         self.gate: GateReport | None = None
         self.task_paths: dict[str, Path] = {}
         """Every collected task's id and file, so two tasks with one id are a collection error."""
@@ -89,9 +94,16 @@ class GranularitySession:
         )
 
     def finish(self, exitstatus: int) -> int:
-        """Gate the runs on the baseline; the session's exit status, failed if the gate failed."""
+        """Write the output files and gate the runs on the baseline; the session's exit status, failed if a file
+        could not be written (a full disk) or the gate failed."""
+        if self.settings.worker:
+            return exitstatus
+        if self.results:
+            self.written = self._write_outputs()
+            if self.unwritten and exitstatus == pytest.ExitCode.OK:
+                exitstatus = pytest.ExitCode.TESTS_FAILED
         baseline = self.settings.gate.baseline
-        if self.settings.worker or baseline is None:
+        if baseline is None:
             return exitstatus
         self.gate = compare(baseline, self.results, self.settings.gate.thresholds)
         if self.gate.failed and exitstatus == pytest.ExitCode.OK:
@@ -108,21 +120,36 @@ class GranularitySession:
             terminal.write_line("no benchmark runs were made")
             return
         terminal.write_line(render_report(self.results, verbose=self.settings.verbose))
-        for line in self._write_outputs():
+        for line in self.written:
             terminal.write_line(line)
+        for line in self.unwritten:
+            terminal.write_line(f"ERROR: {line}", red=True)
         self._display_gate(terminal)
 
     def _write_outputs(self) -> list[str]:
+        """Each output written, a line each; one that fails (a full disk) is named in ``unwritten``, and the
+        others are still written."""
+        outputs, results = self.settings.outputs, self.results
+        writers: list[Callable[[], str | None]] = []
+        if outputs.report is not None:
+            report = outputs.report
+            writers.append(lambda: "report: {} (summaries), {} (run records)".format(*write_report(report, results)))
+        if outputs.plot is not None:
+            plot = outputs.plot
+            writers.append(lambda: f"plot: {write_plot(plot, summarize(results), epoch_summaries(results))}")
+        if outputs.html is not None:
+            html = outputs.html
+            writers.append(lambda: f"html: {write_html(html, results)}")
+        writers.append(lambda: github_output.write_step_summary(github_output.results_markdown(results)))
         lines = []
-        outputs = self.settings.outputs
-        if outputs.report:
-            summary, records = write_report(outputs.report, self.results)
-            lines.append(f"report: {summary} (summaries), {records} (run records)")
-        if outputs.plot:
-            lines.append(f"plot: {write_plot(outputs.plot, summarize(self.results), epoch_summaries(self.results))}")
-        if outputs.html:
-            lines.append(f"html: {write_html(outputs.html, self.results)}")
-        github_output.write_step_summary(github_output.results_markdown(self.results))
+        for write in writers:
+            try:
+                line = write()
+            except OSError as exc:
+                self.unwritten.append(failure(exc))
+                continue
+            if line:
+                lines.append(line)
         return lines
 
     def _display_gate(self, terminal: pytest.TerminalReporter) -> None:
@@ -159,7 +186,11 @@ class GranularitySession:
         previous = settings.baseline or (load_baseline(str(path), self.settings.root) if path.is_file() else None)
         stale = sorted(set(previous.runs) - set(fresh.runs)) if previous else []
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(fresh.to_json())
+        try:
+            write_text(path, fresh.to_json())
+        except OSError as exc:
+            terminal.write_line(f"ERROR: {failure(exc)}", red=True)
+            return
         terminal.write_line(f"baseline written: {path} ({len(fresh.runs)} runs)")
         if stale:
             terminal.write_line(f"dropped {len(stale)} stale entries no longer run: {_some(stale)}")

@@ -143,7 +143,7 @@ def _outputs(config: pytest.Config) -> Outputs:
     paths = {}
     for option, companions in (
         ("--granularity-report", (".jsonl",)),
-        ("--granularity-plot", ()),
+        ("--granularity-plot", (".txt",)),
         ("--granularity-html", ()),
     ):
         value = config.getoption(option)

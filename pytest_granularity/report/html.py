@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import __version__
+from ..core.output_files import write_text
 from ..core.result import ERROR, FAILED, PASSED, RunResult
 from ..gate.metrics import EpochSummary, Summary, epoch_summaries, paired_differences, phase_totals, summarize
 from .plot import write_plot
@@ -170,5 +171,5 @@ def render_html(results: Sequence[RunResult], title: str = TITLE) -> str:
 
 def write_html(path: Path, results: Sequence[RunResult]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(results), encoding="utf-8")
+    write_text(path, render_html(results))
     return path

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.failures import NO_FAULT
+from ..core.output_files import write_text
 from ..gate.metrics import ALL_FAMILIES, FAULT_ORDER, POLICY_ORDER, EpochSummary, Summary
 
 if TYPE_CHECKING:
@@ -37,9 +38,12 @@ def write_plot(path: Path, summaries: Sequence[Summary], epochs: Sequence[EpochS
         drawing = figure(points, epochs)
     except ImportError:
         fallback = path.with_suffix(".txt")
-        fallback.write_text(text_chart(points))
+        write_text(fallback, text_chart(points))
         return fallback
-    drawing.savefig(path)
+    try:
+        drawing.savefig(path)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     return path
 
 

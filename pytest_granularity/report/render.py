@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import __version__
 from ..core.audit import audit_records, is_audit_log
+from ..core.output_files import write_text
 from ..core.phases import PHASES, TESTS
 from ..core.result import PROVIDER, RunResult
 from ..core.schemas import DefinitionError, check, first_error, packaged_schema, parse_json, read_json, read_text
@@ -210,18 +211,28 @@ def phase_rows(totals: Sequence[PhaseTotal]) -> list[tuple[str, ...]]:
 
 def slow_rows(results: Sequence[RunResult]) -> list[tuple[str, ...]]:
     return [
-        (r.task, r.policy, r.fault, f"{wall_seconds(r):.2f}", _slowest_phase(r), f"{r.phases[TESTS]:.2f}")
+        (r.task, r.policy, r.fault, f"{wall_seconds(r):.2f}", _slowest_phase(r), f"{r.phases.get(TESTS, 0.0):.2f}")
         for r in results
     ]
 
 
 def _slowest_phase(result: RunResult) -> str:
     phase = max(PHASES, key=lambda name: result.phases.get(name, 0.0))
-    return f"{phase} {result.phases[phase]:.2f}"
+    return f"{phase} {result.phases.get(phase, 0.0):.2f}"
+
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as ``\\xNN``: a record's fields are data, and an escape sequence
+    in one (``\\x1b[2J``) would otherwise drive the terminal that prints the report."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def render(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
-    """An aligned plain-text table, or a markdown one."""
+    """An aligned plain-text table, or a markdown one; every cell printable and on one line."""
+    rows = [[printable(cell).replace("\n", "\\n") for cell in row] for row in rows]
     if markdown:
         lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
@@ -293,7 +304,7 @@ def render_report(results: Sequence[RunResult], markdown: bool = False, verbose:
         if epochs:
             parts.append("tasks over epochs:\n" + render(TASK_HEADERS, task_rows(epochs, results), markdown))
         parts.append("runs:\n" + render(RUN_HEADERS, run_rows(results), markdown))
-    return "\n\n".join(parts)
+    return printable("\n\n".join(parts))
 
 
 def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
@@ -317,9 +328,9 @@ def write_report(path: Path, results: Sequence[RunResult]) -> tuple[Path, Path]:
     if epochs:
         summary["epochs"] = [asdict(e) for e in epochs]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_text(path, json.dumps(summary, indent=2, sort_keys=True) + "\n")
     records = path.with_suffix(".jsonl")
-    records.write_text("".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in ordered))
+    write_text(records, "".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in ordered))
     return path, records
 
 

@@ -160,7 +160,14 @@ def check_failure_classes(s: Subject) -> None:
 
 
 def check_fallback(s: Subject) -> None:
-    fallback = _contract(s.folder).get("fallback")
+    contract = _contract(s.folder)
+    skill, name = contract.get("fallback_skill"), contract.get("name")
+    _require(
+        skill is None or (skill != name and s.names[skill] > 0),
+        f"{CONTRACT_FILE}: field 'fallback_skill': '{skill}' is "
+        + ("this macro: a fallback is another macro" if skill == name else "not a macro checked here"),
+    )
+    fallback = contract.get("fallback")
     if not (isinstance(fallback, dict) and fallback.get("tools") and fallback.get("steps")):
         raise CheckFailed(
             f"{CONTRACT_FILE}: field 'fallback': "

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core.pytest_process import run_pytest
 from ..core.pytest_server import stop_servers
+from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.schemas import first_error
 from ..core.tasks import Task, TaskError, load_task
 from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders, solution_files
@@ -35,33 +36,65 @@ class TaskCheck:
         return not self.problems
 
 
-def check_task_file(path: Path, macros: MacroRegistry, adversaries: bool = True) -> TaskCheck:
+def check_task_file(
+    path: Path, macros: MacroRegistry, adversaries: bool = True, sandbox: Sandbox = NO_SANDBOX
+) -> TaskCheck:
+    """``sandbox`` is where the verifiers, the project's tests and the cheats run: a check runs a task's code as a
+    benchmark run does, so in the same sandbox (``--granularity-sandbox``)."""
     try:
         task = load_task(path)
     except TaskError as exc:
         return TaskCheck(Path(path), (str(exc),))
     try:
-        cheats = _cheat_problems(task) if adversaries else []
-        return TaskCheck(task.path, tuple(macro_call_problems(task, macros) + _problems(task) + cheats))
+        cheats = _cheat_problems(task, sandbox) if adversaries else []
+        return TaskCheck(task.path, tuple(macro_call_problems(task, macros) + _problems(task, sandbox) + cheats))
     except WorkspaceError as exc:
         return TaskCheck(task.path, (str(exc),))
 
 
 def check_task_files(
-    files: Sequence[Path], macros: MacroRegistry, adversaries: bool = True, jobs: int = 1
+    files: Sequence[Path], macros: MacroRegistry, adversaries: bool = True, jobs: int = 1, sandbox: Sandbox = NO_SANDBOX
 ) -> Iterator[TaskCheck]:
     """Each file's check, in the files' order, ``jobs`` at a time (each task's checks are pytest runs
     of their own: nothing is shared between tasks, so they spread over the cores)."""
+    shared = _shared_ids(files)
+    for check in _checks(files, macros, adversaries, jobs, sandbox):
+        others = shared.get(check.path, [])
+        taken = [f"id: '{others[0]}' is also the id of {', '.join(others[1:])}"] if others else []
+        yield TaskCheck(check.path, (*taken, *check.problems))
+
+
+def _checks(
+    files: Sequence[Path], macros: MacroRegistry, adversaries: bool, jobs: int, sandbox: Sandbox
+) -> Iterator[TaskCheck]:
     if jobs <= 1 or len(files) <= 1:
-        yield from (check_task_file(path, macros, adversaries) for path in files)
+        yield from (check_task_file(path, macros, adversaries, sandbox) for path in files)
         return
-    _shared[:] = [(macros, adversaries)]  # forked workers inherit it: a registry is not sent, it is there
+    _shared[:] = [(macros, adversaries, sandbox)]  # forked workers inherit it: a registry is not sent, it is there
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_worker_started) as pool:
         yield from pool.map(_check_shared, files)
 
 
-_shared: list[tuple[MacroRegistry, bool]] = []
+def _shared_ids(files: Sequence[Path]) -> dict[Path, list[str]]:
+    """Task file -> [its id, the other files with that id, ...], for ids two files share: a run's key is the task's
+    id, so one task's runs would count as the other's. A file that does not load is its own check's problem."""
+    by_id: dict[str, list[Path]] = {}
+    for path in files:
+        try:
+            task = load_task(path)
+        except TaskError:
+            continue
+        by_id.setdefault(task.id, []).append(task.path)
+    return {
+        path: [task_id, *(str(other) for other in paths if other != path)]
+        for task_id, paths in by_id.items()
+        if len(paths) > 1
+        for path in paths
+    }
+
+
+_shared: list[tuple[MacroRegistry, bool, Sandbox]] = []
 
 
 def _worker_started() -> None:
@@ -76,25 +109,25 @@ def _worker_ending() -> None:
 
 
 def _check_shared(path: Path) -> TaskCheck:
-    macros, adversaries = _shared[0]
-    return check_task_file(path, macros, adversaries)
+    macros, adversaries, sandbox = _shared[0]
+    return check_task_file(path, macros, adversaries, sandbox)
 
 
-def adversary_verdicts(task: Task) -> dict[str, Verdict]:
+def adversary_verdicts(task: Task, sandbox: Sandbox = NO_SANDBOX) -> dict[str, Verdict]:
     """Each cheating agent's verdict on the task's untouched workspace (the first failing test decides)."""
     verdicts = {}
     for adversary in ADVERSARIES:
         with Workspace.for_task(task, reuse=True) as workspace:
             adversary.plant(workspace.root)
-            verdicts[adversary.name] = verify(task, workspace, first_failure=True)
+            verdicts[adversary.name] = verify(task, workspace, sandbox, first_failure=True)
     return verdicts
 
 
-def _cheat_problems(task: Task) -> list[str]:
+def _cheat_problems(task: Task, sandbox: Sandbox) -> list[str]:
     does = {a.name: a.does for a in ADVERSARIES}
     return [
         f"the cheating agent '{name}' ({does[name]}) passes the verifier"
-        for name, verdict in adversary_verdicts(task).items()
+        for name, verdict in adversary_verdicts(task, sandbox).items()
         if verdict.accepted
     ]
 
@@ -110,10 +143,10 @@ def macro_call_problems(task: Task, macros: MacroRegistry) -> list[str]:
     return [f"macro.args.{error[0]}: {error[1]}"] if error else []
 
 
-def _problems(task: Task) -> list[str]:
+def _problems(task: Task, sandbox: Sandbox) -> list[str]:
     problems = []
     with Workspace.for_task(task, reuse=True) as untouched:
-        before = verify(task, untouched, first_failure=True)
+        before = verify(task, untouched, sandbox, first_failure=True)
     if before.infrastructure_error:
         problems.append(f"untouched workspace: {before.infrastructure_error}")
     elif before.accepted:
@@ -122,11 +155,11 @@ def _problems(task: Task) -> list[str]:
         solved.apply(solution_files(task), task.solution_delete)
         if not solved.changes():
             problems.append("the reference solution changes nothing")
-        after = verify(task, solved)
+        after = verify(task, solved, sandbox)
         if not after.accepted:
             reason = after.infrastructure_error or "tests failed"
             problems.append(f"the verifier rejects the reference solution ({reason}):\n{after.output}")
-        own = run_pytest(solved.root, list(task.tests), task.verifier_timeout)
+        own = run_pytest(solved.root, list(task.tests), task.verifier_timeout, sandbox=sandbox)
         if not own.passed:
             problems.append(f"the project's own tests fail on the reference solution:\n{own.tail()}")
     return problems
