@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from local_model_smoke import running as local_model_running
+
 from pytest_granularity.agents.local_model import DEFAULT_MODEL, LocalServer, LocalSettings, model_file
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,15 +43,14 @@ COMPARED = ("outcome", "mode", "steps", "tokens", "prompt_tokens", "completion_t
 
 def running() -> set[int]:
     """The host, relay and model server processes of this environment (its prefix) alive now."""
-    found = set()
-    for proc in Path("/proc").iterdir():
-        try:
-            command = (proc / "cmdline").read_bytes().decode("utf-8", "replace") if proc.name.isdigit() else ""
-        except OSError:
-            continue
-        if sys.prefix in command and any(p in command for p in PROCESSES):
-            found.add(int(proc.name))
-    return found
+    return {pid for pid in local_model_running(*PROCESSES) if sys.prefix in _command(pid)}
+
+
+def _command(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def session(report: Path, options: list[str], args: argparse.Namespace) -> tuple[list[dict[str, Any]], float, str]:

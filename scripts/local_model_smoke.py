@@ -24,14 +24,16 @@ TASKS = ("textkit-slug-length-80", "ledgerflow-move-periods")
 SERVER = "pytest_granularity.agents.llama_server"
 
 
-def servers_running() -> list[int]:
-    pids = []
+def running(*markers: str) -> set[int]:
+    """The processes alive now whose command line holds any of ``markers`` (the host lane's script uses it too)."""
+    pids = set()
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and SERVER in (proc / "cmdline").read_bytes().decode(errors="replace"):
-                pids.append(int(proc.name))
+            command = (proc / "cmdline").read_bytes().decode("utf-8", "replace") if proc.name.isdigit() else ""
         except OSError:
             continue
+        if any(marker in command for marker in markers):
+            pids.add(int(proc.name))
     return pids
 
 
@@ -39,7 +41,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=3)
     args = parser.parse_args()
-    before = set(servers_running())
+    before = running(SERVER)
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "smoke.json"
         started = time.monotonic()
@@ -74,7 +76,7 @@ def main() -> int:
         problems.append(f"{len(runs)} runs reported, not {2 * len(TASKS)}")
     if not summary.get("model_servers"):
         problems.append("the report names no model server")
-    left = sorted(set(servers_running()) - before)
+    left = sorted(running(SERVER) - before)
     if left:
         problems.append(f"model servers still running: {left}")
     for problem in problems:

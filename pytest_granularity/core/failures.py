@@ -1,4 +1,6 @@
-"""The five failure classes of a macro call (DESIGN §2), exactly one per failure, and the faults injected to cause them.
+"""The five failure classes of a macro call, exactly one per failure, and the faults injected to cause them.
+
+The classes are the ones docs/architecture.md names.
 
 - ``precondition_mismatch``: the macro does not fit the workspace (text not found, target
   exists, unsupported form); nothing was written.

@@ -22,7 +22,7 @@ UNVERIFIED = "unverified"
 """The outcome of a task served over MCP: no verifier judges it, so it never counts as a success."""
 LOCAL, PROVIDER = "local", "provider"
 """Token sources: ``tokens``, ``prompt_tokens`` and ``completion_tokens`` are the local cl100k count
-(DESIGN §4) or, when the agent reported the provider's usage and that source was chosen, the
+(docs/architecture.md, "Tokens") or, when the agent reported the provider's usage and that source was chosen, the
 provider's figures. ``local_tokens`` always keeps the local count; ``provider_*`` the provider's."""
 
 

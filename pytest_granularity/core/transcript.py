@@ -1,4 +1,4 @@
-"""A run's chat transcript in the OpenAI message format, and its token bill (DESIGN §4).
+"""A run's chat transcript in the OpenAI message format, and its token bill (docs/architecture.md, "Tokens").
 
 Token model, exactly: for model call *i*, prompt tokens are the system message, the schemas of
 the tools allowed at that call and every message before call *i*; completion tokens are the

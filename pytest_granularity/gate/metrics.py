@@ -1,7 +1,7 @@
-"""Aggregate metrics over run results, with the exact definitions of DESIGN §2.
+"""Aggregate metrics over run results, with the exact definitions docs/report.md gives ("The terminal").
 
 - success rate: runs the verifier accepted / runs, with a 95% percentile-bootstrap interval;
-- steps: tool calls per run, the final ``finish`` not counted; tokens: DESIGN §4;
+- steps: tool calls per run, the final ``finish`` not counted; tokens: as docs/architecture.md counts them;
 - macro adoption rate: macro calls / all tool calls over a policy's runs;
 - transition rate: runs that degraded macro→micro / runs that had a macro failure;
 - G-score: success_rate / mean steps of successful runs / (mean tokens / micro's mean tokens

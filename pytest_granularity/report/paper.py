@@ -24,7 +24,8 @@ PAPER = {
     "always degrade|late": (1.000, 7566.71, 1.000),
     "learned recovery|late": (1.000, 3694.43, 0.143),
 }
-"""(success, mean tokens, transition rate) per ``policy|fault``, from DESIGN §7."""
+"""(success, mean tokens, transition rate) per ``policy|fault``, from the paper's tables
+(docs/routing.md, "beside the paper")."""
 
 SUCCESS = (
     "macro|none",

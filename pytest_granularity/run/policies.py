@@ -1,6 +1,6 @@
 """Policies: how a run picks its initial mode from pre-execution evidence, and whether it recovers.
 
-The fixed policies of DESIGN §2: ``micro`` (micro tools only), ``macro`` (macro skills only,
+The fixed policies (docs/architecture.md): ``micro`` (micro tools only), ``macro`` (macro skills only,
 stop at the first failure) and ``hybrid`` (macros first; after an observed failure, degrade to
 micro tools in the same workspace). A recovery override (``never`` / ``always``) turns a
 macro-first policy into the paper's no-recovery or always-degrade baseline.

@@ -32,13 +32,9 @@ def mentions(prompt: str) -> list[str]:
     found = [(m.start(), m.group(1).rstrip("./")) for m in PATH_TOKEN.finditer(prompt)]
     taken = [range(m.start(), m.end()) for m in PATH_TOKEN.finditer(prompt)]
     for m in _DOTTED.finditer(prompt):
-        if not any(m.start() in span for span in taken) and not _is_number(m.group(0)):
+        if not any(m.start() in span for span in taken):
             found.append((m.start(), m.group(0).rstrip(".")))
     return list(dict.fromkeys(text for _, text in sorted(found)))
-
-
-def _is_number(text: str) -> bool:
-    return text.replace(".", "").isdigit()
 
 
 def packages(files: Mapping[str, bytes]) -> set[str]:

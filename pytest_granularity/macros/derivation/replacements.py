@@ -122,14 +122,18 @@ def _comparable(a: _Value, b: _Value) -> list[tuple[str, str]]:
 def _respelled(a: str, b: str) -> bool:
     """Two names that differ by little of the longer one (``dedup_days``/``dedupe_days``), not a name and
     a longer name that starts with it (``stem``/``stemmer``)."""
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return sum(m.size for m in matcher.get_matching_blocks()) >= 0.8 * max(len(a), len(b))
+    return _matched(a, b) >= 0.8 * max(len(a), len(b))
 
 
 def _alike(a: str, b: str) -> bool:
     """Most of the shorter text is in the longer one, in order (a typo and its fix, a name respelled)."""
+    return _matched(a, b) >= 0.85 * min(len(a), len(b))
+
+
+def _matched(a: str, b: str) -> int:
+    """How many characters two texts share, in order."""
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return sum(m.size for m in matcher.get_matching_blocks()) >= 0.85 * min(len(a), len(b))
+    return sum(m.size for m in matcher.get_matching_blocks())
 
 
 def _aligned(a: str, b: str) -> tuple[str, str]:
