@@ -22,8 +22,9 @@ from .workspace import PathEscape, Workspace, shown_path
 MAX_SEARCH_HITS = 50
 MAX_LIST_FILES = 400
 SEARCH_SECONDS = 2.0
-"""A whole search's budget of matching time, in CPU seconds (what ``regex``'s timeout counts: on a loaded machine
-the wall time is longer, about twice at a load of 6 on 2 cores, measured); a real search takes milliseconds."""
+"""A whole search's budget, in this process's CPU seconds (what ``regex``'s timeout counts too): a wall-clock
+budget would stop an ordinary search on a loaded machine, and a search's answer, which the next request
+carries, would then depend on the load (a recorded session would not replay). A real search takes milliseconds."""
 DEFAULT_TEST_TIMEOUT = 120.0
 FINISH = "finish"
 RUN_TESTS = "run_tests"
@@ -102,7 +103,7 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> str:
     prefix = args.get("path", ".")
     base = ctx.workspace.resolve(prefix) if prefix not in ("", ".") else ctx.workspace.root
     hits: list[str] = []
-    deadline = time.monotonic() + SEARCH_SECONDS
+    deadline = time.process_time() + SEARCH_SECONDS
     for file in ctx.workspace.files_under(base):
         rel = ctx.workspace.relative(file)
         try:
@@ -111,7 +112,7 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> str:
             continue
         for n, line in enumerate(text.splitlines(), 1):
             try:
-                found = pattern.search(line, timeout=max(deadline - time.monotonic(), 0.0))
+                found = pattern.search(line, timeout=max(deadline - time.process_time(), 0.0))
             except TimeoutError:
                 raise ToolError(
                     f"the search was stopped after {SEARCH_SECONDS:g}s of matching (at {rel}:{n}): the pattern"
