@@ -249,6 +249,27 @@ def test_allowed_calls_holding_quotes_and_backslashes_make_a_grammar_that_genera
 
 
 @live
+def test_a_string_argument_never_holds_a_raw_control_character_however_the_model_leans():
+    from llama_cpp import Llama
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    llama = Llama(model_path=str(model_file("smollm2")), n_ctx=512, verbose=False)
+    newlines = [t for t in range(llama.n_vocab()) if "\n" in llama.detokenize([t]).decode("utf-8", "replace")]
+
+    def lean_to_newlines(input_ids, scores):
+        scores[newlines] += 100.0
+        return scores
+
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    with arguments_grammar("schema", 32):
+        grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    reply = llama.create_completion(
+        "Arguments: ", max_tokens=40, grammar=grammar, temperature=0, logits_processor=[lean_to_newlines]
+    )
+    assert json.loads(reply["choices"][0]["text"])["text"], "strict JSON: a raw newline in a string would not parse"
+
+
+@live
 def test_the_json_grammar_replaces_the_schema_grammar_for_a_request_only():
     from llama_cpp.llama_grammar import LlamaGrammar
 
@@ -419,7 +440,7 @@ def test_the_local_agent_records_in_wire_format_bills_the_server_and_replays_byt
     summary = json.loads((pytester.path / "live.json").read_text())
     assert summary["model_servers"] == [
         f"smollm2-copy sha256:{sha256_of(model)[:16]} chatml-function-calling n_ctx=8192 threads={default_threads(1)} "
-        "cap=256 grammar=schema render=tool-results,descriptions,bounded-arguments"
+        "cap=256 grammar=schema render=tool-results,descriptions,bounded-arguments,json-strings"
     ]
     run_local(
         pytester,

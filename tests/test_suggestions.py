@@ -114,3 +114,15 @@ def test_a_constrained_call_once_made_is_withdrawn(macros):
         run.step(ToolCall("replace_and_verify", dict(GBP_CALL)))
         assert [t["function"]["name"] for t in run.transcript.tools] == [FINISH]
         assert run.execution.offered == ()
+
+
+def test_a_success_withdraws_the_suggestions_it_made_stale_and_suggests_nothing_new(macros):
+    task = load_task(REPO / "benchmark_tasks" / "hookshot-move-urls-into-util")
+    with Workspace.for_task(task) as ws:
+        run = Run.start(task, FIXED_POLICIES["macro"], ToolContext(ws), macros, Limits(5, suggestions=CONSTRAINED))
+        (move,) = [t for t in run.transcript.tools if t["function"]["name"] == "move_module"]
+        first, second = move["function"]["parameters"]["enum"]
+        assert first["source"] == second["source"], "two destinations proposed for one module"
+        run.step(ToolCall("move_module", dict(first)))
+        assert run.execution.macro_log[-1].failure_class is None
+        assert [t["function"]["name"] for t in run.transcript.tools] == [FINISH], "the module is gone from its source"

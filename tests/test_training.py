@@ -53,6 +53,31 @@ RUNS_BY_HAND = training.index_runs(
 )
 
 
+def test_when_both_routes_fail_the_label_is_the_one_that_wasted_less():
+    both_fail = training.index_runs(
+        [
+            run("cheap-macro", "micro", success=False, tokens=6000),
+            run("cheap-macro", "hybrid", success=False, tokens=1500),
+            run("cheap-micro", "micro", success=False, tokens=800),
+            run("cheap-micro", "hybrid", success=False, tokens=1500),
+        ]
+    )
+    assert training.mode_labels(both_fail, ["cheap-macro", "cheap-micro"]) == {
+        "cheap-macro": "macro",
+        "cheap-micro": "micro",
+    }
+
+
+def test_a_failure_is_labelled_stop_when_degrading_failed_too_and_cost_more():
+    futile = training.index_runs(
+        [
+            run("t", "macro", "late", success=False, failure="validation_failure", changed=["a.py"], tokens=700),
+            run("t", "hybrid", "late", success=False, failure="validation_failure", degraded=True, tokens=6000),
+        ]
+    )
+    assert [s[3] for s in training.recovery_samples(futile, ["t"])] == ["stop"]
+
+
 def test_labels_by_hand():
     assert training.mode_labels(RUNS_BY_HAND, ["fits", "none"]) == {"fits": "macro", "none": "micro"}
     samples = training.recovery_samples(RUNS_BY_HAND, ["late", "early"])

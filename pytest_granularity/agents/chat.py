@@ -24,6 +24,7 @@ from typing import Any
 from ..core.tokens import count_tokens
 from ..core.transcript import Message, Reply, ToolCall, Usage
 from . import AgentSetup, InfrastructureError
+from .strict_tools import strict_tool, without_nulls
 
 Send = Callable[[dict[str, Any], str], dict[str, Any]]
 """``send(body, where)`` → the response JSON; ``where`` names the task and call for error messages."""
@@ -54,6 +55,8 @@ class Sampling:
     max_completion_tokens: int | None = None
     tool_choice: str | None = None
     """``auto``, ``required`` or ``none``; None sends nothing (the API's default, auto with tools)."""
+    strict_tools: bool = False
+    """Send each tool as a strict function where it has a strict form (:mod:`.strict_tools`)."""
 
 
 class ChatAgent:
@@ -90,13 +93,14 @@ class ChatAgent:
             reply = parse_reply(response)
         except InfrastructureError as exc:
             raise InfrastructureError(f"{where}: {exc}") from None
+        calls = tuple(without_nulls(c, list(tools)) for c in reply.calls) if self.sampling.strict_tools else reply.calls
         usage = reply.usage
         if usage is not None and self.price is not None:
             usage = Usage(usage.prompt, usage.completion, usage.cached, round(self.price.cost(usage), 8))
         record = request_record(body)
         if self.context is not None and cut:
             record["cut_observations"] = cut
-        return Reply(reply.content, reply.calls, usage, {"request": record, "response": response})
+        return Reply(reply.content, calls, usage, {"request": record, "response": response})
 
 
 def request_body(
@@ -105,7 +109,7 @@ def request_body(
     body: dict[str, Any] = {
         "model": sampling.model,
         "messages": [m.to_dict() for m in messages],
-        "tools": list(tools),
+        "tools": [strict_tool(t) for t in tools] if sampling.strict_tools else list(tools),
         "parallel_tool_calls": False,
     }
     optional = {

@@ -203,6 +203,20 @@ def enum_grammar(values: list[Any]) -> str:
     return "root ::= " + " | ".join(f'"{literal}"' for literal in literals) + "\n"
 
 
+JSON_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
+"""A JSON string's character as RFC 8259 has it (as llama.cpp's own ``json.gbnf`` writes it)."""
+
+
+def schema_grammar(schema: Any) -> str:
+    """GBNF for the JSON texts ``schema`` allows, as llama-cpp-python converts it, but with its string
+    character rule made JSON's: the library's admits raw control characters, so a model could write a
+    newline inside a string and its call would not parse."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    lines = json_schema_to_gbnf(json.dumps(schema)).splitlines()
+    return "\n".join(JSON_CHAR if line.startswith("char ::= ") else line for line in lines) + "\n"
+
+
 CHARS_PER_TOKEN = 2
 """Characters of string arguments allowed per token of the reply's cap: SmolLM2 writes about 3.4 characters
 a token in English, so the call's markup and names keep about a third of the cap."""
@@ -256,7 +270,7 @@ def arguments_grammar(kind: str, cap: int) -> Iterator[None]:
         parsed = json.loads(schema)
         if isinstance(parsed, dict) and isinstance(parsed.get("enum"), list) and parsed["enum"]:
             return LlamaGrammar.from_string(enum_grammar(parsed["enum"]), verbose=verbose)
-        return built.__func__(cls, json.dumps(bounded(parsed, cap * CHARS_PER_TOKEN)), verbose)
+        return LlamaGrammar.from_string(schema_grammar(bounded(parsed, cap * CHARS_PER_TOKEN)), verbose=verbose)
 
     setattr(LlamaGrammar, "from_json_schema", classmethod(from_schema))  # noqa: B010 (mypy: a method may not be assigned)
     try:

@@ -13,10 +13,11 @@ from pathlib import Path
 
 CHAT_FORMAT = "chatml-function-calling"
 """llama-cpp-python's chat handler for ChatML models with OpenAI-style tools."""
-RENDERING = "render=tool-results,descriptions,bounded-arguments"
+RENDERING = "render=tool-results,descriptions,bounded-arguments,json-strings"
 """How the server adapts a request to that handler: its template drops ``tool`` messages and tool
 descriptions (see :func:`.llama_server.rendered`), and a call's strings are bounded so that it closes
-within the reply's cap (:func:`.llama_server.bounded`); named in the fingerprint."""
+within the reply's cap (:func:`.llama_server.bounded`) and holds no raw control character
+(:func:`.llama_server.schema_grammar`); named in the fingerprint."""
 ARGUMENT_GRAMMARS = ("schema", "json")
 
 

@@ -26,7 +26,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType, MappingProxyType
 from typing import Any
@@ -179,6 +179,37 @@ def suggested_calls(
             return {m.name: _accepted(m, prompt, view, workspace, hidden) for m in checked}
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A macro phase's macros as a caller is offered them: in retrieval order, each with its suggested
+    calls, as ``mode`` offers them. A suggested call is offered while its preconditions hold."""
+
+    macros: tuple[Macro, ...]
+    calls: Suggestions
+    mode: str
+    prompt: str
+    hidden: tuple[Path, ...] = ()
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The macros' tool schemas, less a constrained macro with no call left to allow."""
+        schemas = (offered_schema(m, self.calls.get(m.name, []), self.mode) for m in self.macros)
+        return [s for s in schemas if s is not None]
+
+    def after(self, name: str, args: dict[str, Any], files: Mapping[str, bytes]) -> Offer:
+        """The offer once the call ``name(args)`` has succeeded and left ``files``: it is withdrawn, and so
+        is every suggestion whose preconditions no longer hold (what it would replace or move is gone), so a
+        caller that cannot tell is left with what still applies, or ``finish``. Nothing new is suggested."""
+        if self.mode == OFF:
+            return self
+        suggesting = [m for m in self.macros if self.calls.get(m.name)]
+        holding = suggested_calls(self.prompt, files, suggesting, self.hidden)
+        kept = {
+            macro: [c for c in calls if c in holding.get(macro, []) and (macro, c) != (name, args)]
+            for macro, calls in self.calls.items()
+        }
+        return replace(self, calls=kept)
 
 
 PART = "applicability.derive"

@@ -51,6 +51,7 @@ DEFAULT_RETRIES = 2
 LOCAL_MAX_COMPLETION_TOKENS = 256
 """The local lane's default cap per reply: a small model that starts a long answer rarely ends it."""
 TOOL_CHOICES = ("auto", "required", "none")
+SWITCH = ("on", "off")
 HOST_PREFIX = "host:"
 
 _OPTIONS: tuple[tuple[str, str, str], ...] = (
@@ -81,6 +82,12 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
         "tool-choice",
         "|".join(TOOL_CHOICES),
         "the request's tool_choice (default: not sent, which the API reads as auto when tools are offered)",
+    ),
+    (
+        "strict-tools",
+        "|".join(SWITCH),
+        "send each tool as a strict function (OpenAI structured outputs: every call parses and matches "
+        "its schema) where its schema has a strict form (default off)",
     ),
     ("request-timeout", "SECONDS", f"timeout of one request (default {DEFAULT_TIMEOUT:g})"),
     (
@@ -184,6 +191,7 @@ def run_settings(config: pytest.Config) -> dict[str, Any]:
     _cache_settings(config)
     _tool_choice(config)
     _choice(config, "local-grammar", ARGUMENT_GRAMMARS)
+    _choice(config, "strict-tools", SWITCH)
     for name in NUMBERS:
         _number(config, name)
     _model_path(_value(config, "model"))
@@ -348,6 +356,7 @@ def _sampling(
         temperature if given_temperature is None else given_temperature,
         max_completion_tokens if given_cap is None else given_cap,
         _tool_choice(config),
+        _choice(config, "strict-tools", SWITCH) == "on",
     )
 
 

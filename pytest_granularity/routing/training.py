@@ -1,9 +1,11 @@
 """Fitting ``router.json`` with scikit-learn, and evaluating routers on tasks they never saw.
 
 The only module that imports scikit-learn (the ``train`` extra). Labels come from runs of the
-fixed policies: a task's mode label is ``macro`` when macro-first (``hybrid``) succeeded with
-fewer tokens than ``micro``, else ``micro``; a macro failure's recovery label is ``stop`` when
-stopping there (the ``macro`` policy's run) still succeeded, else ``degrade``.
+fixed policies: a task's mode label is the route that costs it fewer tokens (:func:`route_costs`, a
+failed run paying for a micro run to redo the job), ties to ``micro`` — so when both fail, the route
+that wasted less; a macro failure's recovery label is ``stop`` when stopping there (the ``macro``
+policy's run) still succeeded, or when degrading (the ``hybrid`` run) failed too and cost more, else
+``degrade``.
 
 The mode tree is cost-sensitive: each task weighs what routing it wrongly would cost (the token
 difference between its micro and macro-first runs), since sending a task a macro fits to micro
@@ -67,8 +69,8 @@ def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str
         micro, hybrid = runs.get((task, "micro", NO_FAULT)), runs.get((task, "hybrid", NO_FAULT))
         if micro is None or hybrid is None:
             continue
-        cheaper = hybrid.success and (not micro.success or hybrid.tokens < micro.tokens)
-        labels[task] = MACRO if cheaper else MICRO
+        costs = route_costs(runs, task)
+        labels[task] = MACRO if costs[MACRO] < costs[MICRO] else MICRO
     return labels
 
 
@@ -95,8 +97,16 @@ def recovery_samples(
     samples = []
     for (task, policy, fault), run in sorted(runs.items()):
         if policy == "macro" and task in wanted and run.failure_class:
-            samples.append((task, fault, recovery_vector(failure_event(run)), STOP if run.success else DEGRADE))
+            label = STOP if _stopping_pays(run, runs.get((task, "hybrid", fault))) else DEGRADE
+            samples.append((task, fault, recovery_vector(failure_event(run)), label))
     return samples
+
+
+def _stopping_pays(stopped: RunResult, degraded: RunResult | None) -> bool:
+    """Whether stopping at the failure beat degrading: it succeeded, or both failed and it wasted less."""
+    if stopped.success or degraded is None:
+        return stopped.success
+    return not degraded.success and stopped.tokens <= degraded.tokens
 
 
 def fit_tree(

@@ -42,7 +42,7 @@ from ..core.workspace import Changes
 from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
-from ..macros.suggestions import OFF, offered_schema, suggested_calls
+from ..macros.suggestions import OFF, Offer, suggested_calls
 from ..verifier.verify import Verdict
 from .policies import MACRO, MICRO, FailureEvent, Policy
 
@@ -281,6 +281,7 @@ class Run:
     limits: Limits
     fault: FaultPoint
     verifier: Verifier | None = None
+    offer: Offer | None = None
 
     @classmethod
     def start(
@@ -299,13 +300,14 @@ class Run:
         with clock.timing("routing"):
             mode = policy.route(task, ctx.workspace)
             offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
-            macro_tools = _macro_schemas(task, ctx, macros, offered, limits.suggestions) if mode == MACRO else []
+            offer = _macro_offer(task, ctx, macros, offered, limits.suggestions) if mode == MACRO else None
+            macro_tools = offer.schemas() if offer is not None else []
         machine.fire(mode)
         tools = _micro_schemas() if mode == MICRO else [*macro_tools, MICRO_TOOLS[FINISH].schema()]
         transcript = Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools)
         offered_names = tuple(t["function"]["name"] for t in macro_tools)
         execution = Execution(transcript, mode, transitions=machine.log, offered=offered_names, clock=clock)
-        return cls(execution, machine, policy, ctx, macros, limits, fault, verifier)
+        return cls(execution, machine, policy, ctx, macros, limits, fault, verifier, offer)
 
     @property
     def transcript(self) -> Transcript:
@@ -456,7 +458,7 @@ class Run:
         execution.transcript.add_observation(call.id, outcome.observation())
         if outcome.ok:
             machine.fire("macro_ok", outcome.macro)
-            self._withdraw(outcome.macro, call.arguments)
+            self._reoffer(outcome.macro, call.arguments)
             return
         machine.fire("macro_failed", outcome.macro)
         changed = ", ".join(outcome.changes.paths) or "none"
@@ -465,14 +467,16 @@ class Run:
         )
         self._decide(outcome, note)
 
-    def _withdraw(self, name: str, args: dict[str, Any]) -> None:
-        """A constrained suggestion is offered until it has been made: made again it could only be refused
-        (what it replaced or moved is gone), and a caller that cannot tell is left with what remains, or ``finish``."""
-        tools = self.transcript.tools
-        kept = [t for t in (_without_call(t, name, args) for t in tools) if t is not None]
-        if kept != tools:
-            self.transcript.set_tools(kept)
-            self.execution.offered = tuple(t["function"]["name"] for t in kept if t["function"]["name"] != FINISH)
+    def _reoffer(self, name: str, args: dict[str, Any]) -> None:
+        """The macro tools once ``name(args)`` has succeeded: the suggestions that still hold (:meth:`Offer.after`)."""
+        if self.offer is None or self.offer.mode == OFF:
+            return
+        with self.execution.clock.timing("routing"):
+            self.offer = self.offer.after(name, args, self.ctx.workspace.files())
+        tools = [*self.offer.schemas(), MICRO_TOOLS[FINISH].schema()]
+        if tools != self.transcript.tools:
+            self.transcript.set_tools(tools)
+            self.execution.offered = tuple(t["function"]["name"] for t in tools if t["function"]["name"] != FINISH)
 
     def _macro_succeeded(self) -> bool:
         return any(c.failure_class is None for c in self.execution.macro_log)
@@ -540,28 +544,15 @@ def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set
     return fallback if target is not None and first_error(target.parameters, args) is None else None
 
 
-def _macro_schemas(
-    task: Task, ctx: ToolContext, macros: MacroRegistry, offered: list[Macro], mode: str
-) -> list[dict[str, Any]]:
-    """The macro phase's tools. With suggestions, each macro carries the calls it suggests for the task,
-    and the tools come in the order retrieval ranks them, so the first is the likeliest; a constrained
-    macro with no call to allow is not offered."""
+def _macro_offer(task: Task, ctx: ToolContext, macros: MacroRegistry, offered: list[Macro], mode: str) -> Offer:
+    """The macro phase's offer. With suggestions, each macro carries the calls it suggests for the task,
+    and the tools come in the order retrieval ranks them, so the first is the likeliest."""
     if mode == OFF:
-        return macros.tool_schemas(offered)
+        return Offer(tuple(offered), {}, OFF, task.prompt)
     calls = suggested_calls(task.prompt, ctx.workspace.initial, offered, task.hidden_paths)
     names = {m.name for m in offered}
-    ranked = [m for m in macros.ranked(task.prompt) if m.name in names]
-    schemas = (offered_schema(m, calls.get(m.name, []), mode) for m in ranked)
-    return [s for s in schemas if s is not None]
-
-
-def _without_call(tool: dict[str, Any], name: str, args: dict[str, Any]) -> dict[str, Any] | None:
-    """``tool`` less the constrained call ``args`` of ``name``; None when that was the last call it allowed."""
-    parameters = tool["function"]["parameters"]
-    if tool["function"]["name"] != name or args not in parameters.get("enum", []):
-        return tool
-    left = [a for a in parameters["enum"] if a != args]
-    return {**tool, "function": {**tool["function"], "parameters": {**parameters, "enum": left}}} if left else None
+    ranked = tuple(m for m in macros.ranked(task.prompt) if m.name in names)
+    return Offer(ranked, calls, mode, task.prompt, task.hidden_paths)
 
 
 def _micro_schemas() -> list[dict[str, Any]]:
