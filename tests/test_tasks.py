@@ -63,6 +63,11 @@ def test_bare_fixture_name_is_looked_up_under_fixtures(tmp_path):
             "inside the workspace",
         ),
         (lambda t: t + "macro: {skill: move_module}\n", "macro", "'args' is a required property"),
+        (lambda t: t + "  suite: tests\n", "verifier.suite", "not of type 'array'"),
+        (lambda t: t + "  suite: []\n", "verifier.suite", "should be non-empty"),
+        (lambda t: t + "  suite: [tests, ../elsewhere]\n", "verifier.suite", "inside the workspace"),
+        (lambda t: t + "  suite: [--rootdir=/]\n", "verifier.suite", "pytest would read it as an option"),
+        (lambda t: t + "  suite: ['@args.txt']\n", "verifier.suite", "pytest would read it as an option"),
         (lambda t: "id: [unclosed\n", "<file>", "not valid YAML at line"),
         (lambda t: "- a list\n", "<file>", "must be a mapping"),
     ],
@@ -78,6 +83,15 @@ def test_bad_task_file_names_file_and_field(data_copy, change, field, words):
     assert info.value.field == field
     assert str(info.value).startswith(f"{path.resolve()}: field '{field}': ")
     assert words in str(info.value)
+
+
+def test_the_project_suite_is_an_optional_list_of_test_paths(data_copy):
+    folder = data_copy / "tasks" / "t1"
+    for sub in ("setup", "solution", "verifier"):
+        (folder / sub).mkdir(parents=True)
+    assert load_task(write(folder, VALID.format(id="t1"))).verifier_suite == ()
+    path = write(folder, VALID.format(id="t1") + "  suite: [tests, ./calc/ops.py]\n")
+    assert load_task(path).verifier_suite == ("tests", "calc/ops.py")
 
 
 def test_find_task_files_is_sorted_and_deduplicated(data_copy):

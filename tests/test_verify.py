@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_granularity.agents.reference import ReferenceAgent
-from pytest_granularity.core.pytest_process import PytestRun
+from pytest_granularity.core.pytest_process import PytestRun, run_pytest
 from pytest_granularity.core.workspace import Workspace, solution_files
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.run.policies import FIXED_POLICIES
@@ -106,6 +106,49 @@ def test_planted_bytecode_cannot_make_the_verifier_pass(fix_add, where):
         else:
             assert "no source beside it" in verdict.output and "calc/ops.pyc" in verdict.output
             assert pyc.exists(), "a lone .pyc may be a served repository's own file: named, never deleted"
+
+
+def test_the_project_suite_must_pass_after_the_hidden_tests(fix_add):
+    task = dataclasses.replace(fix_add, verifier_suite=("tests",))
+    with Workspace.for_task(task) as ws:
+        ws.apply(solution_files(task), task.solution_delete)
+        assert verify(task, ws).accepted
+        (ws.root / "tests" / "test_broken.py").write_text("def test_broken():\n    assert False\n")
+        assert verify(fix_add, ws).accepted, "the hidden tests alone still pass"
+        verdict = verify(task, ws)
+        stopped = verify(task, ws, first_failure=True)
+    assert not verdict.accepted and verdict.infrastructure_error is None
+    assert verdict.output.startswith("[verifier] the project's own suite (tests) did not pass: pytest exited 1")
+    assert "test_broken" in verdict.output
+    assert not stopped.accepted
+
+
+def test_the_project_suite_never_reuses_a_run_the_agent_made(fix_add):
+    """The agent's own run of the same tests on the same files passed (once: the test fails when run again);
+    the verdict comes from a run of the verifier's own."""
+    task = dataclasses.replace(fix_add, verifier_suite=("tests",))
+    with Workspace.for_task(task) as ws:
+        ws.apply(solution_files(task), task.solution_delete)
+        (ws.root / "tests" / "test_once.py").write_text(
+            "from pathlib import Path\n"
+            "def test_first_run_only():\n"
+            "    marker = Path('.venv', 'ran')\n"
+            "    assert not marker.exists()\n"
+            "    marker.parent.mkdir(exist_ok=True)\n"
+            "    marker.write_text('')\n"
+        )
+        assert run_pytest(ws.root, ["tests"], task.verifier_timeout).passed
+        verdict = verify(task, ws)
+    assert not verdict.accepted and "the project's own suite (tests) did not pass" in verdict.output
+
+
+def test_a_hanging_project_suite_is_an_infrastructure_error(fix_add):
+    task = dataclasses.replace(fix_add, verifier_suite=("tests",), verifier_timeout=3)
+    with Workspace.for_task(task) as ws:
+        ws.apply(solution_files(task), task.solution_delete)
+        (ws.root / "tests" / "test_hang.py").write_text("import time\ndef test_hang():\n    time.sleep(30)\n")
+        verdict = verify(task, ws)
+    assert not verdict.accepted and verdict.infrastructure_error == "the project's suite (tests) timed out after 3s"
 
 
 def test_run_result_records_the_run(fix_add):

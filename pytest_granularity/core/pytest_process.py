@@ -73,7 +73,13 @@ class PytestRun:
 
 
 def run_pytest(
-    cwd: Path, args: Sequence[str], timeout: float, *, isolated: bool = False, sandbox: Sandbox = NO_SANDBOX
+    cwd: Path,
+    args: Sequence[str],
+    timeout: float,
+    *,
+    isolated: bool = False,
+    sandbox: Sandbox = NO_SANDBOX,
+    memo_scope: str = "",
 ) -> PytestRun:
     """Run pytest in ``cwd``; a run on byte-identical files with the same arguments is not repeated.
 
@@ -84,9 +90,10 @@ def run_pytest(
     Runs in a benchmark converge: micro, degraded hybrid and a macro that fits end in the same
     workspace, and a macro's validation runs the same suite the agent runs. Tests are meant to
     be deterministic (the benchmark's are), so the memo returns the earlier result; a run that
-    timed out is never remembered, since a timeout can be the machine's fault.
+    timed out is never remembered, since a timeout can be the machine's fault. Runs of different
+    ``memo_scope`` never share a result: the verifier's own runs never reuse one the agent started.
     """
-    key = _memo_key(cwd, args, timeout, isolated, sandbox)
+    key = _memo_key(cwd, args, timeout, isolated, sandbox, memo_scope)
     if key in _MEMO:
         _MEMO.move_to_end(key)
         return _MEMO[key]
@@ -98,10 +105,10 @@ def run_pytest(
     return result
 
 
-def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> str:
+def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, scope: str) -> str:
     from .workspace import read_tree, tree_digest
 
-    settings = repr((sys.executable, list(args), timeout, isolated, sandbox.mode, tree_digest(read_tree(cwd))))
+    settings = repr((sys.executable, list(args), timeout, isolated, sandbox.mode, scope, tree_digest(read_tree(cwd))))
     return hashlib.blake2b(settings.encode(), digest_size=20).hexdigest()
 
 

@@ -52,6 +52,8 @@ class Task:
     max_steps: int
     fit: str | None = None
     verifier_allow_skips: bool = False
+    verifier_suite: tuple[str, ...] = ()
+    """The project's own tests that must still pass, run its own way after the hidden tests (``verify``)."""
 
     @property
     def hidden_paths(self) -> tuple[Path, ...]:
@@ -95,6 +97,7 @@ def load_task(path: Path) -> Task:
         verifier_tests=_task_folder(path, "verifier.tests", verifier["tests"]),
         verifier_timeout=float(verifier.get("timeout_seconds", DEFAULT_VERIFIER_TIMEOUT)),
         verifier_allow_skips=bool(verifier.get("allow_skips", False)),
+        verifier_suite=tuple(_test_path(path, "verifier.suite", p) for p in verifier.get("suite", [])),
         tests=tuple(_relative(path, "tests", p) for p in data.get("tests", [])),
         macro=MacroCall(macro["skill"], dict(macro["args"])) if macro else None,
         faults=tuple(data.get("faults", [])),
@@ -160,6 +163,13 @@ def _relative(path: Path, field_name: str, value: str) -> str:
     if pure.is_absolute() or ".." in pure.parts:
         raise TaskError(path, field_name, f"'{value}' must be a relative path inside the workspace")
     return pure.as_posix()
+
+
+def _test_path(path: Path, field_name: str, value: str) -> str:
+    """A test path for pytest: relative, inside the workspace, and not read as an option or an ``@file``."""
+    if value.startswith(("-", "@")):
+        raise TaskError(path, field_name, f"'{value}' is not a test path: pytest would read it as an option")
+    return _relative(path, field_name, value)
 
 
 @overload

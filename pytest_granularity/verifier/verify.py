@@ -5,7 +5,8 @@ subprocess that nothing in the workspace can reconfigure or replace (``run_pytes
 and removed again. The verdict comes from that run's own record of every test, not from its exit
 status alone: the verifier's tests were collected, every one of them passed (none skipped or
 deselected, unless the task allows skips), a canary test that must fail did fail, and pytest
-exited 0. Nothing the agent or a macro said counts.
+exited 0. Nothing the agent or a macro said counts. A task that names the project's own tests
+(``verifier.suite``) also needs them to pass, run after the hidden tests through the warm runner.
 
 An agent can break the code under test (a failing test, an import error, a process that ends
 before pytest returns): that is a failed run. A verifier that hangs, finds no tests or cannot
@@ -31,6 +32,7 @@ VERIFIER_DIR = "_granularity_verifier"
 AGENT_FAILURE_CODES = (1, 2)
 INTERNAL_ERROR = 3
 NAMED = 3
+SUITE_SCOPE = "verifier suite"
 CANARY_TEMPLATE = """def {name}():
     assert False, "the canary fails in every honest run"
 """
@@ -75,7 +77,35 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, f
         _clear(folder)
     if run.timed_out:
         return Verdict(False, run.tail(), f"verifier timed out after {task.verifier_timeout:g}s")
-    return judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips, first_failure)
+    verdict = judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips, first_failure)
+    if not verdict.accepted or not task.verifier_suite:
+        return verdict
+    return _project_suite(task, workspace, sandbox, first_failure, verdict)
+
+
+def _project_suite(task: Task, workspace: Workspace, sandbox: Sandbox, first_failure: bool, hidden: Verdict) -> Verdict:
+    """The task's ``verifier.suite``: the project's own tests, which must still pass once the hidden tests have.
+
+    They run the project's way (its config and conftest), as a ``python -m pytest`` the verifier started
+    would, but through the warm runner, in the verifier's sandbox, with the hidden files gone and the
+    verifier's timeout of their own. Their memo is the verifier's own: a run the agent or a macro made on
+    the same files is never reused. Only pytest's exit status counts, 0 accepts; a timeout is an
+    infrastructure error, as the verifier's own is.
+    """
+    paths = list(task.verifier_suite)
+    run = run_pytest(
+        workspace.root,
+        [*(["-x"] if first_failure else []), *paths],
+        task.verifier_timeout,
+        sandbox=sandbox,
+        memo_scope=SUITE_SCOPE,
+    )
+    shown = " ".join(paths)
+    if run.timed_out:
+        return Verdict(False, run.tail(), f"the project's suite ({shown}) timed out after {task.verifier_timeout:g}s")
+    if run.exit_code != 0:
+        return _rejected(run, f"the project's own suite ({shown}) did not pass: pytest exited {run.exit_code}")
+    return Verdict(True, f"{hidden.output}\n[project suite: {shown}]\n{run.tail()}")
 
 
 def canary_name(task: Task) -> str:

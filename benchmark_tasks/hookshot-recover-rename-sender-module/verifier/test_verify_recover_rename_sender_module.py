@@ -1,7 +1,5 @@
 import importlib
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 from unittest.mock import patch
 
@@ -32,9 +30,3 @@ def test_sleep_can_be_patched_at_the_new_location():
         outcome = deliverer.deliver(Event("ping"), "https://e.com/h")
     assert outcome.succeeded and outcome.attempts == 2
     fake_sleep.assert_called_once_with(0.5)
-
-
-def test_project_suite_passes():
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout[-2000:]

@@ -1,7 +1,5 @@
 import importlib
 import importlib.util
-import subprocess
-import sys
 
 import inventory.backends as backends
 from inventory.errors import UnknownProductError
@@ -29,11 +27,3 @@ def test_memory_backend_behaviour():
         pass
     else:
         raise AssertionError("deleted product still found")
-
-
-def test_project_suite_passes():
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert r.returncode == 0, r.stdout[-2000:]

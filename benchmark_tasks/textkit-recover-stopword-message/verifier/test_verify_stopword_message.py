@@ -1,6 +1,4 @@
 import io
-import subprocess
-import sys
 
 import pytest
 
@@ -23,9 +21,3 @@ def test_cli_reports_missing_stopword_file(tmp_path):
                 stdout=io.StringIO(), stderr=err)
     assert code == 1
     assert err.getvalue() == f"textkit: error: stopword file not found: {missing}\n"
-
-
-def test_project_suite_passes():
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout[-2000:]

@@ -1,5 +1,3 @@
-import subprocess
-import sys
 from unittest import mock
 
 
@@ -27,9 +25,3 @@ def test_keywords_use_the_renamed_function():
     assert set(scores) == {"ban"}
     assert fake.call_count == 2
     assert set(keyword_scores("parsers parser")) == {"parser"}
-
-
-def test_project_suite_passes():
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout[-2000:]
