@@ -23,6 +23,12 @@ HANG = (
 )
 
 
+def _as_typed_at_a_terminal() -> None:
+    """Start the command with Ctrl-C's default action, as a shell starts what a user types: an ignored
+    SIGINT is inherited across exec, and the test worker's own disposition is not the user's."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -84,7 +90,13 @@ def test_a_signal_kills_the_verifier_and_removes_run_folders(
     if workers:
         command += ["-n", str(workers)]
     process = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        command,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_as_typed_at_a_terminal,
     )
     try:
         assert _wait_for(lambda: len(list(pids.iterdir())) >= max(workers, 1)), "the verifiers never started"
@@ -152,6 +164,7 @@ def test_ctrl_c_in_tasks_check_is_one_line_and_leaves_nothing(data_copy: Path, t
     command = [sys.executable, "-m", "pytest_granularity.cli", "tasks", "check", "--jobs", "1", "--no-adversaries"]
     process = subprocess.Popen(
         [*command, "--sandbox", "none", str(tasks)],
+        preexec_fn=_as_typed_at_a_terminal,
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
