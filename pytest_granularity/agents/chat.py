@@ -93,7 +93,7 @@ class ChatAgent:
             reply = parse_reply(response)
         except InfrastructureError as exc:
             raise InfrastructureError(f"{where}: {exc}") from None
-        calls = tuple(without_nulls(c, list(tools)) for c in reply.calls) if self.sampling.strict_tools else reply.calls
+        calls = tuple(without_nulls(c, tools) for c in reply.calls) if self.sampling.strict_tools else reply.calls
         usage = reply.usage
         if usage is not None and self.price is not None:
             usage = Usage(usage.prompt, usage.completion, usage.cached, round(self.price.cost(usage), 8))

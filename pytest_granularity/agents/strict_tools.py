@@ -12,6 +12,7 @@ goes out as it is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -49,7 +50,7 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def without_nulls(call: ToolCall, tools: list[dict[str, Any]]) -> ToolCall:
+def without_nulls(call: ToolCall, tools: Sequence[dict[str, Any]]) -> ToolCall:
     """``call`` less the null arguments its tool does not require: a strict function's way of leaving one out."""
     schema = next((t["function"].get("parameters") or {} for t in tools if t["function"]["name"] == call.name), {})
     required = set(schema.get("required") or ())

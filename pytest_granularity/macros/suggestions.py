@@ -201,8 +201,6 @@ class Offer:
         """The offer once the call ``name(args)`` has succeeded and left ``files``: it is withdrawn, and so
         is every suggestion whose preconditions no longer hold (what it would replace or move is gone), so a
         caller that cannot tell is left with what still applies, or ``finish``. Nothing new is suggested."""
-        if self.mode == OFF:
-            return self
         suggesting = [m for m in self.macros if self.calls.get(m.name)]
         holding = suggested_calls(self.prompt, files, suggesting, self.hidden)
         kept = {

@@ -66,8 +66,7 @@ def index_runs(runs: Iterable[RunResult]) -> dict[Key, RunResult]:
 def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str, str]:
     labels = {}
     for task in tasks:
-        micro, hybrid = runs.get((task, "micro", NO_FAULT)), runs.get((task, "hybrid", NO_FAULT))
-        if micro is None or hybrid is None:
+        if (task, "micro", NO_FAULT) not in runs or (task, "hybrid", NO_FAULT) not in runs:
             continue
         costs = route_costs(runs, task)
         labels[task] = MACRO if costs[MACRO] < costs[MICRO] else MICRO
