@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .core.sandbox import MODES as SANDBOX_MODES
 from .core.tasks import find_task_files, load_task
+from .process.sandbox import MODES as SANDBOX_MODES
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
@@ -284,11 +284,11 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from .core.audit import AuditLog
-    from .core.sandbox import SandboxUnavailable, select
     from .core.schemas import DefinitionError
     from .core.workspace import WorkspaceError
     from .macros import MacroRegistry
     from .mcp.tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
+    from .process.sandbox import SandboxUnavailable, select
     from .routing.routers import Router, policy_named
 
     source = args.path.resolve()
@@ -512,12 +512,12 @@ def _merge(reports: list[Path], output: Path) -> int:
 def _tasks_check(config: pytest.Config, args: argparse.Namespace, adversaries: bool) -> int:
     import pytest
 
-    from .core import interrupts
-    from .core.sandbox import SandboxUnavailable, select
     from .core.schemas import DefinitionError
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
     from .plugin.settings import sandbox_of
+    from .process import interrupts
+    from .process.sandbox import SandboxUnavailable, select
     from .run.taskcheck import check_task_files
 
     paths, jobs = args.paths, args.jobs

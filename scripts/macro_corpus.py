@@ -34,9 +34,9 @@ from pathlib import Path
 from corpus_calls import Call, derive
 from corpus_packages import COMMON_ARGS, CORPUS, Package, fetch
 
-from pytest_granularity.core.pytest_process import PytestRun, run_pytest
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
+from pytest_granularity.process.pytest_process import PytestRun, run_pytest
 
 TEST_TIMEOUT = 300.0
 MACROS = ("move_module", "replace_and_verify", "summarize_module")

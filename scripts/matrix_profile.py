@@ -9,7 +9,7 @@ harness can avoid: pytest's own test-call time, summed over every pytest run the
 workers. Prints a markdown table of the phases per policy, the wall time and its ratio to the
 floor; ``--plot`` draws the phases as stacked bars (matplotlib, the ``plot`` extra). ``--cold``
 starts a fresh interpreter for every pytest run instead of a warm server's child
-(``GRANULARITY_COLD_PYTEST=1``, see ``core/pytest_server.py``): the warm runner's saving.
+(``GRANULARITY_COLD_PYTEST=1``, see ``process/pytest_server.py``): the warm runner's saving.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from pytest_granularity.core.phases import PHASES
-from pytest_granularity.core.pytest_process import COLD_ENV
 from pytest_granularity.gate.metrics import PhaseTotal
+from pytest_granularity.process.pytest_process import COLD_ENV
 from pytest_granularity.report.render import PHASE_HEADERS, phase_rows, render
 
 REPO = Path(__file__).resolve().parent.parent

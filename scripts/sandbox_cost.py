@@ -19,12 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from pytest_granularity.core.pytest_process import COLD_ENV, _run
-from pytest_granularity.core.sandbox import NO_SANDBOX, Sandbox, probe, select
 from pytest_granularity.core.tasks import load_task
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, MacroRegistry
 from pytest_granularity.macros.runtime import answer_of, start_macro_process
+from pytest_granularity.process.pytest_process import COLD_ENV, _run
+from pytest_granularity.process.sandbox import NO_SANDBOX, Sandbox, probe, select
 
 DEFAULT_TASK = Path(__file__).resolve().parent.parent / "benchmark_tasks" / "hookshot-fix-default-max-retries"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy  # noqa: F401  (see below)
 import pytest
 
-from pytest_granularity.core.sandbox import probe
+from pytest_granularity.process.sandbox import probe
 
 # numpy 2.4 refuses to be imported twice in one process, and pytester's in-process runs drop the
 # modules a run imported (BM25 retrieval imports numpy inside a run): imported here, it is kept.

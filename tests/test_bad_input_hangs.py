@@ -19,9 +19,10 @@ from test_mcp_server import session
 from pytest_granularity.agents import InfrastructureError
 from pytest_granularity.agents.model_cache import _read as read_recording
 from pytest_granularity.core.input_files import MAX_INPUT_BYTES
-from pytest_granularity.core.tools import MICRO_TOOLS, SEARCH_SECONDS, ToolContext, call_tool
+from pytest_granularity.core.tools import MICRO_TOOLS, SEARCH_SECONDS, call_tool
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.gate.baseline import BaselineError, load_baseline
+from pytest_granularity.process.tool_context import ToolContext
 from pytest_granularity.routing.routers import Router, RouterError
 from pytest_granularity.run.policies import FIXED_POLICIES
 

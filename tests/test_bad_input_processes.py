@@ -18,8 +18,9 @@ import pytest
 from bad_input_kit import cli, time_bound
 from test_mcp_server import session
 
-from pytest_granularity.core.tools import MICRO_TOOLS, ToolContext, call_tool
+from pytest_granularity.core.tools import MICRO_TOOLS, call_tool
 from pytest_granularity.core.workspace import Workspace
+from pytest_granularity.process.tool_context import ToolContext
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.verifier.served_verifier import command_verifier
 

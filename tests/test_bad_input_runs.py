@@ -19,13 +19,13 @@ from bad_input_kit import BOUND_SECONDS, assert_error, time_bound
 from conftest import DATA, REPO, needs_bwrap
 
 from pytest_granularity.core.failures import EXECUTOR_EXCEPTION
-from pytest_granularity.core.sandbox import select
 from pytest_granularity.core.schemas import DefinitionError
 from pytest_granularity.core.tasks import TaskError, load_task
 from pytest_granularity.core.workspace import Workspace, WorkspaceError, solution_files
 from pytest_granularity.gate.baseline import BaselineError, load_baseline
 from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
 from pytest_granularity.macros.contract import load_macro
+from pytest_granularity.process.sandbox import select
 from pytest_granularity.routing.routers import Router, RouterError
 from pytest_granularity.run.contract_checks import CheckFailed, Subject, run_check
 from pytest_granularity.verifier.verify import verify

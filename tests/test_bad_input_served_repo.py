@@ -16,9 +16,10 @@ import pytest
 from bad_input_kit import assert_refused, cli, listing, matches, time_bound
 from test_mcp_server import session
 
-from pytest_granularity.core.tools import MICRO_TOOLS, ToolContext, call_tool
+from pytest_granularity.core.tools import MICRO_TOOLS, call_tool
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.mcp.tool_session import served_root
+from pytest_granularity.process.tool_context import ToolContext
 from pytest_granularity.run.policies import FIXED_POLICIES
 
 MICRO = FIXED_POLICIES["micro"]

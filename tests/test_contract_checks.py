@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA, REPO
 
-from pytest_granularity.core.sandbox import probe
+from pytest_granularity.process.sandbox import probe
 from pytest_granularity.run.contract_checks import CHECKS
 
 BROKEN = DATA / "broken_macros"

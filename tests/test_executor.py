@@ -105,9 +105,9 @@ def test_the_same_run_gives_the_same_numbers(fix_add):
 
 
 def test_a_macro_not_offered_in_micro_mode_is_refused(fix_add):
-    from pytest_granularity.core.tools import ToolContext
     from pytest_granularity.core.transcript import ToolCall
     from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.process.tool_context import ToolContext
     from pytest_granularity.run.executor import Limits, execute
 
     class Sneaky:
@@ -226,8 +226,8 @@ class Scripted:
 
 def _executed(task, agent, limits, policy="micro"):
     """Run ``agent`` with a verifier that records its calls and writes into the workspace it judges."""
-    from pytest_granularity.core.tools import ToolContext
     from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.process.tool_context import ToolContext
     from pytest_granularity.run.executor import execute
     from pytest_granularity.verifier.verify import Verdict
 
@@ -322,8 +322,8 @@ def test_what_a_run_changed_is_taken_before_the_verifier_touches_the_workspace(f
 
 
 def test_a_run_ended_from_outside_the_machine_fires_no_transition(fix_add):
-    from pytest_granularity.core.tools import ToolContext
     from pytest_granularity.core.workspace import Workspace
+    from pytest_granularity.process.tool_context import ToolContext
     from pytest_granularity.run.executor import Run, RunEnded
 
     class Abandoned(RunEnded):

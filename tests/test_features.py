@@ -110,8 +110,8 @@ def test_the_builtin_checks_say_which_macro_applies():
 
 
 def test_the_interrupt_handler_may_still_clean_up_during_a_check(monkeypatch):
-    from pytest_granularity.core import interrupts
     from pytest_granularity.macros import suggestions as applicability
+    from pytest_granularity.process import interrupts
 
     seen = []
     monkeypatch.setattr(interrupts, "cleanup", lambda: seen.append(applicability._audit("os.kill", (1, 0))))

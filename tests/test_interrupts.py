@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_granularity.core import interrupts
+from pytest_granularity.core import run_folders
+from pytest_granularity.process import interrupts
 
 REPO = Path(__file__).parent.parent
 HANG = (
@@ -128,13 +129,13 @@ def test_cleanup_is_limited_to_what_this_process_registered(tmp_path: Path) -> N
     sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
     try:
         interrupts.track_process(sleeper.pid)
-        interrupts.track_folder(mine)
-        interrupts._folders[theirs] = os.getpid() + 1  # as a parent would have registered it before a fork
+        run_folders.track_folder(mine)
+        run_folders._folders[theirs] = os.getpid() + 1  # as a parent would have registered it before a fork
         interrupts.cleanup()
         assert sleeper.wait(timeout=10) == -signal.SIGKILL
         assert not mine.exists() and theirs.exists()
     finally:
-        interrupts.untrack_folder(theirs)
+        run_folders.untrack_folder(theirs)
         interrupts.untrack_process(sleeper.pid)
         sleeper.kill()
         sleeper.wait()

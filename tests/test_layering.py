@@ -1,8 +1,9 @@
 """The package's groups stack: each imports only the groups below it, and no module imports in a circle.
 
-The order, from the bottom: ``core`` (the primitives); ``macros``, ``agents`` and ``verifier``,
-side by side on core; ``run``; ``gate``; ``report``; ``routing``; ``plugin`` and ``mcp``, side by
-side; and the faces at the top (``cli``, the public package). Every import counts, at load, in a
+The order, from the bottom: ``core`` (the domain: tasks, workspace, tools, transcript, result); ``process``
+(the processes a run starts: sandbox, pytest runs and servers, interrupts), which the domain never imports;
+``macros``, ``agents`` and ``verifier``, side by side on both; ``run``; ``gate``; ``report``; ``routing``;
+``plugin`` and ``mcp``, side by side; and the faces at the top (``cli``, the public package). Every import counts, at load, in a
 function or for types only: an import that runs late is an arrow all the same.
 """
 
@@ -15,7 +16,16 @@ import pytest_granularity
 
 PACKAGE = Path(pytest_granularity.__file__).resolve().parent
 
-LAYERS = [{"core"}, {"macros", "agents", "verifier"}, {"run"}, {"gate"}, {"report"}, {"routing"}, {"plugin", "mcp"}]
+LAYERS = [
+    {"core"},
+    {"process"},
+    {"macros", "agents", "verifier"},
+    {"run"},
+    {"gate"},
+    {"report"},
+    {"routing"},
+    {"plugin", "mcp"},
+]
 RANK = {group: rank for rank, groups in enumerate(LAYERS) for group in groups}
 FACES = {"pytest_granularity", "pytest_granularity.cli"}
 HOMES = {"pytest_granularity.hookspecs": "plugin"}
@@ -124,11 +134,13 @@ def test_the_checks_find_what_they_look_for():
     assert cycle_from("a", {"a": {"b"}, "b": set()}) is None
     graph = {
         "pytest_granularity.core.tasks": {"pytest_granularity.run.runner"},
+        "pytest_granularity.core.tools": {"pytest_granularity.process.pytest_process", "pytest_granularity.core.tasks"},
         "pytest_granularity.macros.kit": {"pytest_granularity.agents.chat", "pytest_granularity.core.workspace"},
         "pytest_granularity.plugin.session": {"pytest_granularity.cli", "pytest_granularity.report.html"},
     }
     assert arrows_up(graph) == [
         "pytest_granularity.core.tasks -> pytest_granularity.run.runner",
+        "pytest_granularity.core.tools -> pytest_granularity.process.pytest_process",
         "pytest_granularity.macros.kit -> pytest_granularity.agents.chat",
         "pytest_granularity.plugin.session -> pytest_granularity.cli",
     ]

@@ -17,16 +17,16 @@ import anyio  # noqa: E402
 from conftest import REPO, connected, needs_bwrap  # noqa: E402
 
 from pytest_granularity.cli import main  # noqa: E402
-from pytest_granularity.core import sandbox as sandbox_module  # noqa: E402
 from pytest_granularity.core.audit import AuditLog, audit_records  # noqa: E402
 from pytest_granularity.core.failures import InjectedFault  # noqa: E402
-from pytest_granularity.core.sandbox import BWRAP  # noqa: E402
 from pytest_granularity.core.tools import MICRO_TOOLS  # noqa: E402
 from pytest_granularity.core.workspace import Workspace, read_tree  # noqa: E402
 from pytest_granularity.macros import MacroRegistry  # noqa: E402
 from pytest_granularity.mcp.export import macro_tool  # noqa: E402
 from pytest_granularity.mcp.server import build_server  # noqa: E402
 from pytest_granularity.mcp.tool_session import ServeSettings, ToolSession, served_root  # noqa: E402
+from pytest_granularity.process import sandbox as sandbox_module  # noqa: E402
+from pytest_granularity.process.sandbox import BWRAP  # noqa: E402
 from pytest_granularity.routing.explain import explain_routing  # noqa: E402
 from pytest_granularity.routing.features import compute  # noqa: E402
 from pytest_granularity.routing.routers import heuristic_policy  # noqa: E402

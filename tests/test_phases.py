@@ -8,9 +8,9 @@ from test_report import run
 
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.core.phases import PHASES, TESTS, PhaseClock
-from pytest_granularity.core.pytest_process import run_pytest, test_time
 from pytest_granularity.core.result import RunResult
 from pytest_granularity.gate.metrics import ALL_POLICIES, phase_totals, slowest_runs
+from pytest_granularity.process.pytest_process import run_pytest, test_time
 from pytest_granularity.report.render import render_report, without_timings, write_report
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import needs_bwrap
 
-from pytest_granularity.core import pytest_process, pytest_server
-from pytest_granularity.core.pytest_process import COLD_ENV, run_pytest
-from pytest_granularity.core.sandbox import BWRAP, NO_SANDBOX
+from pytest_granularity.process import pytest_process, pytest_server
+from pytest_granularity.process.pytest_process import COLD_ENV, run_pytest
+from pytest_granularity.process.sandbox import BWRAP, NO_SANDBOX
 from pytest_granularity.run.contract_checks import _outlived
 
 SANDBOXES = [pytest.param(NO_SANDBOX, id="none"), pytest.param(BWRAP, id="bwrap", marks=needs_bwrap)]

@@ -4,9 +4,10 @@ import pytest
 
 from pytest_granularity.agents import setup_for
 from pytest_granularity.agents.reference import ReferenceAgent, _edits, _parse_read
-from pytest_granularity.core.tools import MICRO_TOOLS, ToolContext, call_tool
+from pytest_granularity.core.tools import MICRO_TOOLS, call_tool
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.process.tool_context import ToolContext
 from pytest_granularity.run.executor import Limits, execute
 from pytest_granularity.run.policies import FIXED_POLICIES
 

@@ -12,10 +12,12 @@ import pytest
 from _pytest.assertion import rewrite
 from test_pytest_server import SANDBOXES, workspace
 
-from pytest_granularity.core import pytest_process, pytest_server, rewrite_cache
-from pytest_granularity.core.pytest_process import COLD_ENV, run_pytest
-from pytest_granularity.core.rewrite_cache import RewriteCache, digest
+from pytest_granularity.core import vouched
+from pytest_granularity.core.vouched import digest
 from pytest_granularity.core.workspace import read_tree
+from pytest_granularity.process import pytest_process, pytest_server, rewrite_cache
+from pytest_granularity.process.pytest_process import COLD_ENV, run_pytest
+from pytest_granularity.process.rewrite_cache import RewriteCache
 
 TEST_FILE = "def test_one():\n    x = 1\n    assert x + 1 == 3, 'a rewritten assert'\n"
 KEPT_PROBE = """
@@ -38,7 +40,7 @@ def fresh(monkeypatch):
     """Every run runs (no memo), pytest's own rewriting is put back, and no vouch outlives its test."""
     monkeypatch.setattr(pytest_process, "_MEMO", type(pytest_process._MEMO)())
     monkeypatch.setattr(rewrite, "_rewrite_test", rewrite._rewrite_test)
-    monkeypatch.setattr(rewrite_cache, "_vouched", {})
+    monkeypatch.setattr(vouched, "_vouched", {})
     yield
     pytest_server.stop_servers()
 
@@ -105,7 +107,7 @@ def test_a_run_teaches_its_server_the_vouched_files_only_and_a_verifier_run_noth
     root = workspace(tmp_path, {"test_set_up.py": TEST_FILE, "test_probe.py": KEPT_PROBE})
     (root / "_granularity_verifier").mkdir()
     (root / "_granularity_verifier" / "test_hidden.py").write_text(TEST_FILE.replace("one", "hidden"))
-    rewrite_cache.vouch(root, read_tree(root))  # even vouched, a verifier's file is never kept
+    vouched.vouch(root, read_tree(root))  # even vouched, a verifier's file is never kept
     (root / "test_by_agent.py").write_text(TEST_FILE.replace("one", "agent"))
     assert _kept_after(root, ["_granularity_verifier"], sandbox, isolated=True) == []
     assert _kept_after(root, ["test_set_up.py", "test_by_agent.py"], sandbox) == ["test_set_up.py"]
@@ -114,7 +116,7 @@ def test_a_run_teaches_its_server_the_vouched_files_only_and_a_verifier_run_noth
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_run_on_kept_code_prints_what_a_fresh_process_does(tmp_path, sandbox, monkeypatch):
     root = workspace(tmp_path, {"test_a.py": TEST_FILE})
-    rewrite_cache.vouch(root, read_tree(root))
+    vouched.vouch(root, read_tree(root))
     runs = []
     for _ in range(2):  # the second on code the server kept after the first
         runs.append(run_pytest(root, ["test_a.py"], 60, sandbox=sandbox))
@@ -134,9 +136,9 @@ def test_a_workspace_set_up_for_a_task_is_vouched_for_until_it_goes(fix_add):
     from pytest_granularity.core.workspace import Workspace
 
     with Workspace.for_task(fix_add) as ws:
-        assert rewrite_cache.vouched_for(ws.root / "tests") == {
+        assert vouched.vouched_for(ws.root / "tests") == {
             digest(data) for rel, data in ws.initial.items() if rel.endswith(".py")
         }
         (ws.root / "new_test.py").write_text(textwrap.dedent(TEST_FILE))
-        assert digest((ws.root / "new_test.py").read_bytes()) not in rewrite_cache.vouched_for(ws.root)
-    assert rewrite_cache.vouched_for(ws.root) == frozenset()
+        assert digest((ws.root / "new_test.py").read_bytes()) not in vouched.vouched_for(ws.root)
+    assert vouched.vouched_for(ws.root) == frozenset()

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import DATA, connected, needs_bwrap
 
-from pytest_granularity.core import sandbox as sandbox_module
-from pytest_granularity.core.pytest_process import run_pytest
-from pytest_granularity.core.sandbox import BWRAP, NO_SANDBOX
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroContext, invoke, load_macro
 from pytest_granularity.macros.registry import BUILTIN_FOLDER
+from pytest_granularity.process import sandbox as sandbox_module
+from pytest_granularity.process.pytest_process import run_pytest
+from pytest_granularity.process.sandbox import BWRAP, NO_SANDBOX
 from pytest_granularity.run.contract_checks import _outlived
 
 HOSTILE_TEST = """

@@ -17,11 +17,12 @@ from conftest import REPO
 
 from pytest_granularity.agents.first_suggestion import first_suggestion
 from pytest_granularity.core.tasks import load_task
-from pytest_granularity.core.tools import FINISH, ToolContext
+from pytest_granularity.core.tools import FINISH
 from pytest_granularity.core.transcript import ToolCall
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.macros.suggestions import CONSTRAINED, LISTED, NONE_NOTE, OFF, offered_schema
+from pytest_granularity.process.tool_context import ToolContext
 from pytest_granularity.run.executor import Limits, Run
 from pytest_granularity.run.policies import FIXED_POLICIES
 

@@ -1,4 +1,4 @@
-"""What a test run prints reads the same under pytest 8.4.2, 9.0.3 and 9.2.0 (``core.test_output``).
+"""What a test run prints reads the same under pytest 8.4.2, 9.0.3 and 9.2.0 (``process.test_output``).
 
 ``tests/data/pytest_wording/pytest-<version>.txt`` is the output of one probe project
 (``tests/data/pytest_wording/probe``: the failures an agent meets, and a pytest run nested in a
@@ -6,7 +6,7 @@ test's assertion message) as ``run_pytest`` returned it before the wording was n
 each pytest. To capture it again, with that pytest installed in a folder of its own
 (``pip install --no-deps --target DIR pytest==X``), from the repository's root::
 
-    PYTHONPATH=DIR python -c "import pathlib; from pytest_granularity.core import pytest_process as p; \\
+    PYTHONPATH=DIR python -c "import pathlib; from pytest_granularity.process import pytest_process as p; \\
         p.normalise_wording = str; \\
         print(p.run_pytest(pathlib.Path('tests/data/pytest_wording/probe'), ['tests/test_probe.py'], 120).output, end='')"
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_granularity.core.pytest_process import run_pytest
-from pytest_granularity.core.test_output import REFERENCE, normalise_wording
+from pytest_granularity.process.pytest_process import run_pytest
+from pytest_granularity.process.test_output import REFERENCE, normalise_wording
 
 DATA = Path(__file__).parent / "data" / "pytest_wording"
 

@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-from pytest_granularity.core.tools import MICRO_TOOLS, ToolContext, call_tool
+from pytest_granularity.core.tools import MICRO_TOOLS, call_tool
 from pytest_granularity.core.workspace import Workspace
+from pytest_granularity.process.tool_context import ToolContext
 
 
 @pytest.fixture
@@ -133,7 +134,7 @@ def test_run_tests_timeout_kills_the_process_group(fix_add, tmp_path):
 
 
 def test_pytest_output_is_stable_between_identical_runs(tmp_path):
-    from pytest_granularity.core.pytest_process import _stable
+    from pytest_granularity.process.pytest_process import _stable
 
     scratch = tmp_path / "scratch"
     text = f"{tmp_path}/a.py:3: error {scratch}/pytest-of-root/pytest-0/x\nf = <function f at 0x7faad9917d80>\n== 3 passed in 0.02s ==\n1 failed, 2 passed in 1.32s (0:00:01)\n"
@@ -142,7 +143,7 @@ def test_pytest_output_is_stable_between_identical_runs(tmp_path):
 
 
 def test_identical_workspaces_share_one_pytest_run(fix_add, monkeypatch):
-    from pytest_granularity.core import pytest_process
+    from pytest_granularity.process import pytest_process
 
     calls = []
     real = pytest_process._run
@@ -157,8 +158,8 @@ def test_identical_workspaces_share_one_pytest_run(fix_add, monkeypatch):
 
 def test_pytest_runs_the_same_on_ci(fix_add, monkeypatch):
     """pytest stops truncating assertion output under CI=true; the runs must not see it."""
-    from pytest_granularity.core.pytest_process import _run
-    from pytest_granularity.core.sandbox import NO_SANDBOX
+    from pytest_granularity.process.pytest_process import _run
+    from pytest_granularity.process.sandbox import NO_SANDBOX
 
     monkeypatch.setenv("CI", "true")
     monkeypatch.setenv("COLUMNS", "300")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from pytest_granularity.agents.reference import ReferenceAgent
-from pytest_granularity.core.pytest_process import PytestRun, run_pytest
 from pytest_granularity.core.workspace import Workspace, solution_files
 from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.process.pytest_process import PytestRun, run_pytest
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task
 from pytest_granularity.run.taskcheck import check_task_file

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core import interrupts
+from ..process import interrupts
 from . import InfrastructureError
 from .openai_client import Endpoint, OpenAISender
 from .server_settings import ServerSettings

@@ -10,12 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import regex
 
-from .pytest_process import run_pytest
-from .sandbox import NO_SANDBOX, Sandbox
 from .schemas import first_error
 from .workspace import PathEscape, Workspace, shown_path
 
@@ -34,12 +32,29 @@ class ToolError(Exception):
     """A refusal the agent is told about, as the tool's observation."""
 
 
-@dataclass(frozen=True)
-class ToolContext:
-    workspace: Workspace
-    tests: tuple[str, ...] = ()
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
-    sandbox: Sandbox = NO_SANDBOX
+class TestRun(Protocol):
+    """What ``run_tests`` tells the agent of a pytest run."""
+
+    @property
+    def exit_code(self) -> int | None: ...
+
+    @property
+    def timed_out(self) -> bool: ...
+
+    def tail(self) -> str: ...
+
+
+class ToolScope(Protocol):
+    """What a tool acts on: the workspace, the task's tests, and a way to run pytest there. The process layer
+    says how tests run (``process/tool_context.ToolContext``); the tools never start a process themselves."""
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    @property
+    def tests(self) -> tuple[str, ...]: ...
+
+    def run_pytest(self, paths: list[str]) -> TestRun: ...
 
 
 @dataclass(frozen=True)
@@ -53,7 +68,7 @@ class Tool:
     name: str
     description: str
     parameters: dict[str, Any]
-    handler: Callable[[ToolContext, dict[str, Any]], str]
+    handler: Callable[[ToolScope, dict[str, Any]], str]
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool form: what the model is sent, and what tokens are counted on."""
@@ -70,7 +85,7 @@ def _obj(required: list[str], **props: Any) -> dict[str, Any]:
 PATH = {"type": "string", "description": "Path relative to the workspace root."}
 
 
-def _list_files(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _list_files(ctx: ToolScope, args: dict[str, Any]) -> str:
     prefix = args.get("path", ".")
     base = ctx.workspace.resolve(prefix) if prefix not in ("", ".") else ctx.workspace.root
     if not base.exists():
@@ -81,7 +96,7 @@ def _list_files(ctx: ToolContext, args: dict[str, Any]) -> str:
     return "\n".join(shown) + more if shown else "(no files)"
 
 
-def _read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _read_file(ctx: ToolScope, args: dict[str, Any]) -> str:
     path = args["path"]
     lines = _text_of(ctx, path).splitlines()
     start = args.get("start_line", 1)
@@ -92,7 +107,7 @@ def _read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     return f"{path} (lines {start}-{end} of {len(lines)})\n{body}"
 
 
-def _search(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _search(ctx: ToolScope, args: dict[str, Any]) -> str:
     """Python's ``re`` syntax, matched by the ``regex`` module under a time budget for the whole search: ``re``
     cannot be stopped, and a pattern that backtracks exponentially (``(a|aa)+$`` on a long line) hung a run
     and the MCP server with it. ``regex`` also matches some such patterns (``(a+)+$``) in linear time."""
@@ -126,7 +141,7 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> str:
     return "\n".join(hits[:MAX_SEARCH_HITS]) + more
 
 
-def _edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _edit_file(ctx: ToolScope, args: dict[str, Any]) -> str:
     path, old, new = args["path"], args["old"], args["new"]
     text = _text_of(ctx, path)
     count = text.count(old) if old else 0
@@ -138,7 +153,7 @@ def _edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     return f"edited {path}"
 
 
-def _create_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _create_file(ctx: ToolScope, args: dict[str, Any]) -> str:
     path = args["path"]
     target = ctx.workspace.resolve(path)
     if target.exists():
@@ -148,7 +163,7 @@ def _create_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     return f"created {path}"
 
 
-def _delete_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _delete_file(ctx: ToolScope, args: dict[str, Any]) -> str:
     path = args["path"]
     target = ctx.workspace.resolve(path)
     if not target.is_file():
@@ -157,10 +172,10 @@ def _delete_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     return f"deleted {path}"
 
 
-def _run_tests(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _run_tests(ctx: ToolScope, args: dict[str, Any]) -> str:
     paths = list(args.get("paths") or ctx.tests)
     check_test_paths(ctx.workspace, paths)
-    result = run_pytest(ctx.workspace.root, paths, ctx.test_timeout, sandbox=ctx.sandbox)
+    result = ctx.run_pytest(paths)
     status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
     return f"pytest {' '.join(paths) or '(all tests)'}: {status}\n{result.tail()}"
 
@@ -176,15 +191,15 @@ def check_test_paths(workspace: Workspace, paths: list[str]) -> None:
         workspace.resolve(p)
 
 
-def _show_diff(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _show_diff(ctx: ToolScope, args: dict[str, Any]) -> str:
     return ctx.workspace.diff() or "no changes"
 
 
-def _finish(ctx: ToolContext, args: dict[str, Any]) -> str:
+def _finish(ctx: ToolScope, args: dict[str, Any]) -> str:
     return "finished"
 
 
-def _text_of(ctx: ToolContext, path: str) -> str:
+def _text_of(ctx: ToolScope, path: str) -> str:
     target = ctx.workspace.resolve(path)
     if not target.is_file():
         raise ToolError(f"no such file: {path}")
@@ -251,7 +266,7 @@ def argument_problem(tool: Tool, args: Any) -> str | None:
     return None if error is None else f"error: invalid arguments for {tool.name} ({error[0]}): {error[1]}"
 
 
-def call_tool(tool: Tool, ctx: ToolContext, args: Any) -> Observation:
+def call_tool(tool: Tool, ctx: ToolScope, args: Any) -> Observation:
     """Validate ``args`` against the tool's schema, run it, and turn every refusal into an observation."""
     problem = argument_problem(tool, args)
     if problem is not None:

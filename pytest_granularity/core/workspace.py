@@ -20,9 +20,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .folder_sync import sync
-from .interrupts import track_folder, untrack_folder
-from .rewrite_cache import forget, vouch
+from .run_folders import track_folder, untrack_folder
 from .tasks import TASK_FILE, Task
+from .vouched import forget, vouch
 
 if TYPE_CHECKING:
     import git

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.pytest_process import PytestRun, run_pytest
-from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.tools import check_test_paths
 from ..core.workspace import PathEscape, Workspace
+from ..process.pytest_process import PytestRun, run_pytest
+from ..process.sandbox import NO_SANDBOX, Sandbox
 
 
 class MacroError(Exception):

@@ -20,8 +20,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..core.interrupts import kill_group, tracked_process
 from ..core.schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
+from ..process.interrupts import kill_group, tracked_process
 
 CONTRACT_FILE = "contract.yaml"
 SKILL_FILE = "SKILL.md"

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..core.pytest_process import PytestRun
+from ..process.pytest_process import PytestRun
 from .context import MacroContext, MacroError
 
 Message = tuple[str, str]

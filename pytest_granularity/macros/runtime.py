@@ -34,9 +34,9 @@ from ..core.failures import (
     VALIDATION_FAILURE,
     InjectedFault,
 )
-from ..core.interrupts import kill_group, track_process, untrack_process
 from ..core.schemas import first_error
 from ..core.workspace import Changes, compare
+from ..process.interrupts import kill_group, track_process, untrack_process
 from .context import MacroContext, MacroError, Parts
 from .contract import SIDE_EFFECT_KINDS, Macro
 from .messages import RUN_TESTS, Message, answer_with_tests, message_of, tests_over

@@ -34,13 +34,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.interrupts import end_server, track_folder, track_process
+from ..core.run_folders import track_folder
 from ..core.workspace import empty_folder
+from ..process.interrupts import end_server, track_process
 from .contract import MODULE_PREFIX
 from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
 
 if TYPE_CHECKING:
-    from ..core.sandbox import Sandbox
+    from ..process.sandbox import Sandbox
     from .context import MacroContext, Parts
 
 READY = b"ready"
@@ -297,7 +298,7 @@ def _load_call(stdin: Any, modules: dict[str, str]) -> tuple[Parts, MacroContext
 
 def _call(connection: Connection, parts: Parts, ctx: MacroContext, folder: Path) -> None:
     """The child: say it is ready, then answer each part asked for until an empty line."""
-    from ..core.sandbox import NO_SANDBOX
+    from ..process.sandbox import NO_SANDBOX
 
     folder.mkdir()
     os.environ["TMPDIR"] = str(folder)

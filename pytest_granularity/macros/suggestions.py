@@ -31,9 +31,10 @@ from pathlib import Path
 from types import FrameType, MappingProxyType
 from typing import Any
 
-from ..core import interrupts
+from ..core.run_folders import tracked_folder
 from ..core.schemas import DefinitionError, first_error
 from ..core.workspace import Workspace, read_tree, write_tree
+from ..process import interrupts
 from . import Macro, MacroContext
 from .context import MacroError
 from .contract import CONTRACT_FILE
@@ -173,7 +174,7 @@ def suggested_calls(
     view = MappingProxyType(dict(files))
     root = Path(tempfile.mkdtemp(prefix="granularity-view-"))
     try:
-        with interrupts.tracked_folder(root):
+        with tracked_folder(root):
             write_tree(root, view)
             workspace = Workspace(root)
             return {m.name: _accepted(m, prompt, view, workspace, hidden) for m in checked}

@@ -26,7 +26,8 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ..core import __version__, interrupts
+from ..core import __version__
+from ..process import interrupts
 from .tool_session import Reply
 
 SERVER_NAME = "pytest-granularity"

@@ -29,15 +29,16 @@ from typing import Any
 from ..core.audit import RUN_EVENT, AuditLog
 from ..core.failures import NO_FAULT
 from ..core.result import FAILED, UNVERIFIED
-from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.schemas import first_error
 from ..core.tasks import Task
-from ..core.tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS, ToolContext
+from ..core.tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS
 from ..core.transcript import ToolCall
 from ..core.workspace import Workspace, overlay
 from ..macros import Macro, MacroRegistry
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
+from ..process.sandbox import NO_SANDBOX, Sandbox
+from ..process.tool_context import ToolContext
 from ..routing.explain import explain_routing
 from ..routing.routers import Router, features_of
 from ..run.executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Execution, Limits, Run, RunEnded

@@ -11,7 +11,7 @@ Installed, this module is imported by every pytest run in the environment (a use
 runs, and every ``python -m pytest`` their tests start), and almost none of them ask for a
 session. So it imports only what declaring the options needs; the session's machinery (the
 runner, the gate, the report and numpy under them: about 0.2 s) is imported by the hooks once a
-session is on. The harness's own pytest runs load no plugins at all (``core/pytest_process.py``).
+session is on. The harness's own pytest runs load no plugins at all (``process/pytest_process.py``).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
     An xdist worker also asks to be sent SIGTERM when the controller dies, so killing the
     controller alone cleans up after every worker too.
     """
-    from ..core import interrupts
+    from ..process import interrupts
 
     config.stash[interrupts_key] = interrupts.install()
     if hasattr(config, "workerinput"):
@@ -84,7 +84,7 @@ def _clean_up_on_interrupt(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(interrupts_key, False):
-        from ..core import interrupts
+        from ..process import interrupts
 
         interrupts.uninstall()
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..core.sandbox import Sandbox
+from ..process.sandbox import Sandbox
 from ..run.contract_checks import (
     CHECKS,
     CheckFailed,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..core.sandbox import MODES as SANDBOX_MODES
+from ..process.sandbox import MODES as SANDBOX_MODES
 from ..run.policies import RECOVERY_OVERRIDES
 
 FAULT_SETS = ("declared", "all")

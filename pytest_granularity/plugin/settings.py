@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from ..core.sandbox import MODES as SANDBOX_MODES
-from ..core.sandbox import Sandbox, SandboxUnavailable
-from ..core.sandbox import select as select_sandbox
 from ..core.tasks import TaskError, find_task_files, load_task
 from ..gate.baseline import (
     DEFAULT_BASELINE,
@@ -27,6 +24,9 @@ from ..gate.baseline import (
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.suggestions import CONSTRAINED, OFF
 from ..macros.suggestions import MODES as SUGGESTION_MODES
+from ..process.sandbox import MODES as SANDBOX_MODES
+from ..process.sandbox import Sandbox, SandboxUnavailable
+from ..process.sandbox import select as select_sandbox
 from ..run.policies import Policy
 from ..run.runner import RunSettings
 from .extensions import resolve as resolve_extensions

@@ -31,13 +31,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from ..core.run_folders import folders_of, untrack_folder
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1
 
 _groups: dict[int, int] = {}
 """Process group id -> the pid of the process that registered it."""
-_folders: dict[Path, int] = {}
-"""Folder -> the pid of the process that registered it."""
 _marks: dict[str, int] = {}
 """Environment variable marking a run's processes -> the pid of the process that registered it."""
 _previous: dict[int, Any] = {}
@@ -54,15 +54,6 @@ def untrack_process(pgid: int) -> None:
     _groups.pop(pgid, None)
 
 
-def track_folder(path: Path) -> None:
-    """Remove ``path`` (a run's own throw-away folder) on interrupt."""
-    _folders[Path(path)] = os.getpid()
-
-
-def untrack_folder(path: Path) -> None:
-    _folders.pop(Path(path), None)
-
-
 @contextmanager
 def tracked_process(pgid: int) -> Iterator[int]:
     track_process(pgid)
@@ -70,15 +61,6 @@ def tracked_process(pgid: int) -> Iterator[int]:
         yield pgid
     finally:
         untrack_process(pgid)
-
-
-@contextmanager
-def tracked_folder(path: Path) -> Iterator[Path]:
-    track_folder(path)
-    try:
-        yield path
-    finally:
-        untrack_folder(path)
 
 
 @dataclass(frozen=True)
@@ -148,9 +130,9 @@ def cleanup() -> None:
     for name in [n for n, owner in list(_marks.items()) if owner == me]:
         kill_marked(name)
         _marks.pop(name, None)
-    for folder in [f for f, owner in list(_folders.items()) if owner == me]:
+    for folder in folders_of(me):
         shutil.rmtree(folder, ignore_errors=True)
-        _folders.pop(folder, None)
+        untrack_folder(folder)
 
 
 def end_server(process: subprocess.Popen[bytes], connection: Connection, scratch: Path) -> None:

@@ -27,10 +27,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..core.run_folders import tracked_folder
+from ..core.vouched import vouched_for
 from . import test_timer
-from .interrupts import kill_group, marked, tracked_folder, tracked_process
+from .interrupts import kill_group, marked, tracked_process
 from .pytest_server import PytestRequest, server_for
-from .rewrite_cache import vouched_for
 from .sandbox import NO_SANDBOX, Sandbox
 from .test_output import normalise_wording
 from .test_timer import ENV as TIMER_ENV
@@ -106,7 +107,7 @@ def run_pytest(
 
 
 def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, scope: str) -> str:
-    from .workspace import read_tree, tree_digest
+    from ..core.workspace import read_tree, tree_digest
 
     settings = repr((sys.executable, list(args), timeout, isolated, sandbox.mode, scope, tree_digest(read_tree(cwd))))
     return hashlib.blake2b(settings.encode(), digest_size=20).hexdigest()

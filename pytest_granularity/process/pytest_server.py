@@ -46,7 +46,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .interrupts import end_server, kill_group, track_folder, track_process, untrack_process
+from ..core.run_folders import track_folder
+from .interrupts import end_server, kill_group, track_process, untrack_process
 from .rewrite_cache import HINTS_BYTES, RewriteCache, hinted
 
 if TYPE_CHECKING:
@@ -56,9 +57,16 @@ READY = b"ready"
 CHILD, OUTPUT, EXIT = b"p", b"o", b"x"
 START_TIMEOUT_SECONDS = 60.0
 CHUNK = 65536
-SERVER_CODE = "import sys; del sys.path[0]; from pytest_granularity.core.pytest_server import serve; serve()"
+SERVER_CODE = "import sys; del sys.path[0]; from pytest_granularity.process.pytest_server import serve; serve()"
 """``python -c`` puts the working folder (the workspace) first on ``sys.path``: it goes before any import."""
-PRELOADED = ("pytest", "pytest_granularity.core.isolated_pytest", "pdb", "difflib", "unittest", "xml.etree.ElementTree")
+PRELOADED = (
+    "pytest",
+    "pytest_granularity.process.isolated_pytest",
+    "pdb",
+    "difflib",
+    "unittest",
+    "xml.etree.ElementTree",
+)
 """What every run imports: pytest, the isolated runner and what pytest's own plugins import as they load.
 Not the ``-p`` plugins a run names (``test_timer``): pytest warns when it cannot rewrite their asserts."""
 KEPT_SERVERS = 2
@@ -154,7 +162,7 @@ class PytestServer:
 
     def clean(self) -> None:
         """Empty the scratch folder for the next run; stop the server when something stayed in it."""
-        from .workspace import empty_folder
+        from ..core.workspace import empty_folder
 
         self.busy = False
         if self.alive:

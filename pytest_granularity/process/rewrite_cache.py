@@ -18,17 +18,18 @@ can pass anything to a later one through it.
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib.util
 import inspect
 import os
 import stat
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+from ..core.vouched import digest
 
 KEPT_FILES = 512
 """Rewritten files a server keeps, the oldest dropped first (a fixture's tests, for every task of it)."""
@@ -37,29 +38,6 @@ HINTS_BYTES = 1 << 15
 """What a child may tell its server of the files it rewrote (paths, one a line); the rest is dropped."""
 LEARN_SECONDS = 1.0
 """The most a server spends rewriting after one run: the next run waits for it."""
-
-_vouched: dict[Path, frozenset[bytes]] = {}
-
-
-def digest(source: bytes) -> bytes:
-    return hashlib.blake2b(source, digest_size=20).digest()
-
-
-def vouch(root: Path, files: Mapping[str, bytes]) -> None:
-    """The Python files of a workspace as the harness set it up: the only content servers keep rewritten."""
-    _vouched[root] = frozenset(digest(data) for rel, data in files.items() if rel.endswith(".py"))
-
-
-def forget(root: Path) -> None:
-    _vouched.pop(root, None)
-
-
-def vouched_for(cwd: Path) -> frozenset[bytes]:
-    """What was vouched for the workspace ``cwd`` is (or lies in); nothing for any other folder."""
-    for folder in (cwd, *cwd.parents):
-        if folder in _vouched:
-            return _vouched[folder]
-    return frozenset()
 
 
 class RewriteCache:

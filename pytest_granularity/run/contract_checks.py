@@ -34,14 +34,14 @@ from ..core.failures import (
     VALIDATION_FAILURE,
     InjectedFault,
 )
-from ..core.interrupts import track_folder, untrack_folder
-from ..core.sandbox import NO_SANDBOX, Sandbox
+from ..core.run_folders import track_folder, untrack_folder
 from ..core.schemas import DefinitionError, packaged_schema, read_yaml_mapping
 from ..core.tasks import MacroCall, Task, TaskError, load_task
 from ..core.tools import MICRO_TOOLS
 from ..core.workspace import Workspace, compare, overlay
 from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke, load_macro
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE, read_skill_front_matter, resolve_callable
+from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..verifier.verify import verify
 
 SKILL_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})

@@ -36,13 +36,14 @@ from ..core.phases import PhaseClock
 from ..core.result import MacroLogEntry
 from ..core.schemas import first_error
 from ..core.tasks import Task
-from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, ToolContext, argument_problem, call_tool
+from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, argument_problem, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
 from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF, Offer, suggested_calls
+from ..process.tool_context import ToolContext
 from ..verifier.verify import Verdict
 from .policies import MACRO, MICRO, FailureEvent, Policy
 

@@ -14,16 +14,17 @@ from pathlib import Path
 
 from ..agents import AgentFactory, setup_for
 from ..core.phases import PhaseClock
-from ..core.pytest_process import test_time
 from ..core.result import ERROR, FAILED, LOCAL, PASSED, PROVIDER, RunResult
-from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.tasks import Task
-from ..core.tools import DEFAULT_TEST_TIMEOUT, ToolContext
+from ..core.tools import DEFAULT_TEST_TIMEOUT
 from ..core.workspace import Workspace, WorkspaceError
 from ..macros import MacroRegistry
 from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF
+from ..process.pytest_process import test_time
+from ..process.sandbox import NO_SANDBOX, Sandbox
+from ..process.tool_context import ToolContext
 from ..verifier.verify import verify
 from .executor import (
     STOP_AGENT_EXCEPTION,

@@ -15,13 +15,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.pytest_process import run_pytest
-from ..core.pytest_server import stop_servers
-from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.schemas import first_error
 from ..core.tasks import Task, TaskError, load_task
 from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders, solution_files
 from ..macros import MacroRegistry
+from ..process.pytest_process import run_pytest
+from ..process.pytest_server import stop_servers
+from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..verifier.adversaries import ADVERSARIES
 from ..verifier.verify import Verdict, verify
 

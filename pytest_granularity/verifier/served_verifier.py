@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..core.pytest_process import OUTPUT_TAIL_LINES, run_process
-from ..core.sandbox import Sandbox
 from ..core.tasks import DEFAULT_VERIFIER_TIMEOUT, Task
 from ..core.workspace import Workspace, overlay
+from ..process.pytest_process import OUTPUT_TAIL_LINES, run_process
+from ..process.sandbox import Sandbox
 from .verify import Verdict, verify
 
 

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.isolated_pytest import CANARY_PREFIX
-from ..core.pytest_process import PytestRun, run_pytest
-from ..core.sandbox import NO_SANDBOX, Sandbox
 from ..core.tasks import Task
 from ..core.workspace import IGNORED_DIRS, IGNORED_SUFFIXES, Workspace, overlay, read_tree
+from ..process.isolated_pytest import CANARY_PREFIX
+from ..process.pytest_process import PytestRun, run_pytest
+from ..process.sandbox import NO_SANDBOX, Sandbox
 
 VERIFIER_DIR = "_granularity_verifier"
 AGENT_FAILURE_CODES = (1, 2)
