@@ -4,6 +4,7 @@ starts from the server's state, and cannot reach the server or the next run."""
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import textwrap
 import uuid
 from functools import partial
@@ -14,7 +15,8 @@ from conftest import needs_bwrap
 
 from pytest_granularity.process import pytest_process, pytest_server
 from pytest_granularity.process.pytest_process import COLD_ENV, run_pytest
-from pytest_granularity.process.sandbox import BWRAP, NO_SANDBOX
+from pytest_granularity.process.pytest_server import PytestServer
+from pytest_granularity.process.sandbox import BWRAP, NO_SANDBOX, Sandbox
 from pytest_granularity.run.contract_checks import _outlived
 
 SANDBOXES = [pytest.param(NO_SANDBOX, id="none"), pytest.param(BWRAP, id="bwrap", marks=needs_bwrap)]
@@ -35,14 +37,23 @@ def test_fails():
 """
 
 
+def stop_servers() -> None:
+    for sandbox in (NO_SANDBOX, BWRAP):
+        sandbox.servers.stop()
+
+
+def kept(sandbox: Sandbox) -> list[PytestServer]:
+    return sandbox.servers.pool(PytestServer).servers
+
+
 @pytest.fixture(autouse=True)
 def fresh_memo(monkeypatch):
     """Every run here runs (none is answered by the memo of an earlier, identical one), and each test
     starts with no server: a test elsewhere in this process may have left one kept."""
-    pytest_server.stop_servers()
+    stop_servers()
     monkeypatch.setattr(pytest_process, "_MEMO", type(pytest_process._MEMO)())
     yield
-    pytest_server.stop_servers()
+    stop_servers()
 
 
 def workspace(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -114,7 +125,7 @@ def test_a_run_past_its_timeout_takes_the_server_with_it(tmp_path, sandbox):
     )
     run = run_pytest(root, ["test_hang.py"], 2, sandbox=sandbox)
     assert run.timed_out and run.exit_code is None and "[timed out after 2s; process group killed]" in run.output
-    assert all(s.process.poll() is not None and not s.scratch.exists() for s in pytest_server._servers), "gone"
+    assert all(s.process.poll() is not None and not s.scratch.exists() for s in kept(sandbox)), "gone"
     (root / "test_hang.py").write_text("def test_quick():\n    pass\n")
     assert run_pytest(root, ["test_hang.py"], 60, sandbox=sandbox).passed, "the next run starts a new server"
 
@@ -184,7 +195,7 @@ def _run_in_fork(root: str, queue: multiprocessing.Queue) -> None:
 def test_a_forked_process_starts_its_own_server_and_leaves_its_parents_alone(tmp_path):
     root = workspace(tmp_path, {"test_quick.py": "def test_quick():\n    pass\n"})
     assert run_pytest(root, ["test_quick.py"], 60).passed
-    (server,) = pytest_server._servers
+    (server,) = kept(NO_SANDBOX)
     (root / "other.txt").write_text("a change, so the memo does not answer")
     queue: multiprocessing.Queue = multiprocessing.get_context("fork").Queue()
     child = multiprocessing.get_context("fork").Process(target=_run_in_fork, args=(str(root), queue))
@@ -261,3 +272,14 @@ def test_an_installation_bound_in_under_tmp_is_never_emptied_between_runs(tmp_pa
     root = workspace(tmp_path, {"test_kept.py": KEPT_FOLDERS})
     run = run_pytest(root, ["-s", "test_kept.py"], 60, sandbox=BWRAP)
     assert f"'{library}'" in run.output
+
+
+def test_a_sandboxs_servers_are_its_own_and_end_when_its_session_stops_them(tmp_path):
+    root = workspace(tmp_path, {"test_quick.py": "def test_quick():\n    pass\n"})
+    mine, other = Sandbox("none"), Sandbox("none")
+    assert run_pytest(root, ["test_quick.py"], 60, sandbox=mine).passed
+    (server,) = kept(mine)
+    assert kept(other) == [] and kept(NO_SANDBOX) == [], "no other sandbox's pool holds it"
+    assert pickle.loads(pickle.dumps(mine)).servers.pools == {}, "a sandbox sent elsewhere carries no server"
+    mine.servers.stop()
+    assert server.process.poll() is not None and not server.scratch.exists() and kept(mine) == []

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from _pytest.assertion import rewrite
-from test_pytest_server import SANDBOXES, workspace
+from test_pytest_server import SANDBOXES, stop_servers, workspace
 
 from pytest_granularity.core import vouched
 from pytest_granularity.core.vouched import digest
 from pytest_granularity.core.workspace import read_tree
-from pytest_granularity.process import pytest_process, pytest_server, rewrite_cache
+from pytest_granularity.process import pytest_process, rewrite_cache
 from pytest_granularity.process.pytest_process import COLD_ENV, run_pytest
 from pytest_granularity.process.rewrite_cache import RewriteCache
 
@@ -42,7 +42,7 @@ def fresh(monkeypatch):
     monkeypatch.setattr(rewrite, "_rewrite_test", rewrite._rewrite_test)
     monkeypatch.setattr(vouched, "_vouched", {})
     yield
-    pytest_server.stop_servers()
+    stop_servers()
 
 
 def _learned(tmp_path: Path, files: dict[str, str], vouch: set[str], hints: list[str]) -> RewriteCache:

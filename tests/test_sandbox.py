@@ -237,7 +237,7 @@ def test_calls_in_one_folder_share_a_server_but_never_state(tmp_path):
         (ws_root / "a.py").write_text("x = 1\n")
         ctx = MacroContext(Workspace(ws_root), {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}, sandbox=BWRAP)
         outcomes.append(invoke(macro, ctx))
-        servers.append(sandboxed._servers[0].process.pid)
+        servers.append(BWRAP.servers.pool(sandboxed.MacroServer).servers[0].process.pid)
     assert all(o.ok for o in outcomes), [o.reason for o in outcomes]
     assert len(set(servers)) == 1, "one server for the folder, a forked child per call"
 
@@ -256,9 +256,12 @@ def test_a_call_past_its_timeout_takes_the_server_with_it_and_the_next_call_star
     (ws_root / "slow").write_text("")
     args = {"files": ["a.py"], "old": "x = 1", "new": "x = 2"}
     slow = invoke(macro, MacroContext(Workspace(ws_root), args, sandbox=BWRAP))
-    first = sandboxed._servers[0]
+    first = BWRAP.servers.pool(sandboxed.MacroServer).servers[0]
     assert slow.timed_out and not first.alive
     (ws_root / "slow").unlink()
     fine = invoke(macro, MacroContext(Workspace(ws_root), args, sandbox=BWRAP))
     assert fine.ok, fine.reason
-    assert sandboxed._servers[0] is not first and sandboxed._servers[0].alive
+    assert (
+        BWRAP.servers.pool(sandboxed.MacroServer).servers[0] is not first
+        and BWRAP.servers.pool(sandboxed.MacroServer).servers[0].alive
+    )

@@ -20,23 +20,19 @@ when it ends.
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import io
 import json
 import os
 import pickle
-import signal
-import subprocess
 import sys
 import tempfile
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.run_folders import track_folder
 from ..core.workspace import empty_folder
-from ..process.interrupts import end_server, track_process
+from ..process.fork_server import READY, START_TIMEOUT_SECONDS, ForkServer, kill_leftovers
 from .contract import MODULE_PREFIX
 from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
 
@@ -44,87 +40,46 @@ if TYPE_CHECKING:
     from ..process.sandbox import Sandbox
     from .context import MacroContext, Parts
 
-READY = b"ready"
 DONE = b"done"
-START_TIMEOUT_SECONDS = 60.0
 SERVER_CODE = "from pytest_granularity.macros.sandboxed import serve; serve()"
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-class MacroServer:
+class MacroServer(ForkServer):
     """The sandboxed process that forks a child per macro call, for one workspace folder."""
 
     def __init__(self, sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> None:
-        self.root, self.readable, self.mode = root, readable, sandbox.mode
-        self.scratch = Path(tempfile.mkdtemp(prefix="granularity-macro-"))
-        track_folder(self.scratch)
-        reader, writer = os.pipe()
-        command = sandbox.command(
-            [sys.executable, "-c", SERVER_CODE], writable=[root, self.scratch], readable=readable, private_tmp=False
+        def environment(scratch: Path) -> dict[str, str]:
+            path = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")) if p)
+            return dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=path)
+
+        argv = [sys.executable, "-c", SERVER_CODE]
+        super().__init__(
+            root,
+            sandbox,
+            argv,
+            environment,
+            prefix="granularity-macro-",
+            readable=readable,
+            private_tmp=False,
+            quiet=False,
         )
-        path = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, TMPDIR=str(self.scratch), PYTHONPATH=path)
-        self.process = subprocess.Popen(
-            command, cwd=root, env=env, stdin=subprocess.PIPE, pass_fds=[writer], start_new_session=True
-        )
-        track_process(self.process.pid)
-        os.close(writer)
-        self.connection = Connection(reader)
-        self.stopped = False
-        self.alive = self.send(pickle.dumps((writer, str(self.scratch))))
 
-    def fits(self, sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> bool:
-        alive = self.alive and self.process.poll() is None  # killed from outside (an interrupt, a session's end)
-        return alive and self.mode == sandbox.mode and self.root == root and readable <= self.readable
-
-    def send(self, payload: bytes) -> bool:
-        """Write to the server; False when it died first."""
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(payload)
-            self.process.stdin.flush()
-            return True
-        except BrokenPipeError:
-            return False
-
-    def stop(self) -> None:
-        if self.stopped:
-            return
-        self.alive, self.stopped = False, True
-        end_server(self.process, self.connection, self.scratch)
-
-
-KEPT_SERVERS = 2
-"""Servers kept, most recent first: the runs' one (its folder is reused, run after run) survives
-calls made in another folder in between (a contract check's, a served MCP session's)."""
-_servers: list[MacroServer] = []
+    def fits(self, root: Path, sandbox: Sandbox, readable: frozenset[Path] = frozenset()) -> bool:
+        return super().fits(root, sandbox) and readable <= self.readable
 
 
 def server_for(sandbox: Sandbox, root: Path, readable: frozenset[Path]) -> MacroServer:
-    """A live server for calls in ``root``: a kept one that fits, else a new one (the oldest goes)."""
-    for server in _servers:
-        if server.fits(sandbox, root, readable):
-            _servers.remove(server)
-            _servers.insert(0, server)
-            return server
-    same_root = [s for s in _servers if s.root == root]
-    for server in same_root:  # a server for this folder that lacks a readable folder: replaced by the union
-        readable |= server.readable
-        _servers.remove(server)
-        server.stop()
-    while len(_servers) >= KEPT_SERVERS:
-        _servers.pop().stop()
-    _servers.insert(0, MacroServer(sandbox, root, readable))
-    return _servers[0]
-
-
-def stop_servers() -> None:
-    """Stop the kept servers (when this process exits)."""
-    while _servers:
-        _servers.pop().stop()
-
-
-atexit.register(stop_servers)
+    """A live server of the sandbox's for calls in ``root``: a kept one that fits, else a new one (the oldest
+    goes); one for this folder that lacks a readable folder is replaced by one reading the union."""
+    pool = sandbox.servers.pool(MacroServer)
+    server = pool.find(lambda kept: kept.fits(root, sandbox, readable))
+    if server is not None:
+        return server
+    for kept in pool.servers:
+        if kept.root == root:
+            readable |= kept.readable
+    return pool.start(lambda: MacroServer(sandbox, root, readable), replaces=lambda kept: kept.root == root)
 
 
 class SandboxedMacro:
@@ -248,8 +203,7 @@ def serve() -> None:
     the runtime files it imports stay imported for later calls: only the fork is paid per call.
     """
     stdin = sys.stdin.buffer
-    fd, scratch = pickle.load(stdin)
-    connection = Connection(fd)
+    connection, scratch = Connection(int(sys.argv[1])), os.environ["TMPDIR"]
     calls = 0
     while True:
         try:
@@ -270,21 +224,9 @@ def serve() -> None:
                 _call(connection, parts, ctx, folder)
                 os._exit(0)
             os.waitpid(pid, 0)
-            _kill_leftovers()
+            kill_leftovers(None, sandboxed=True)
             empty_folder(Path(scratch))  # the call's folder, and anything it put beside it
         connection.send_bytes(DONE)
-
-
-def _kill_leftovers() -> None:
-    """Kill whatever the call started and left running: the sandbox has a PID namespace of its own,
-    so every process in it but the server and the sandbox's init (its parent) is the call's."""
-    keep = {os.getpid(), os.getppid(), 1}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in keep:
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except OSError:
-                pass  # gone already
 
 
 def _load_call(stdin: Any, modules: dict[str, str]) -> tuple[Parts, MacroContext]:

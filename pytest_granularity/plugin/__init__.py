@@ -104,7 +104,10 @@ class SessionHooks:
                 self.config.hook.pytest_granularity_run_finished(config=self.config, result=record)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        session.exitstatus = self.session.finish(session.exitstatus)
+        try:
+            session.exitstatus = self.session.finish(session.exitstatus)
+        finally:
+            self.session.settings.run.sandbox.servers.stop()  # the runs' warm servers end with the session
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         self.session.display(terminalreporter)

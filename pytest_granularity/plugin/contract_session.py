@@ -43,6 +43,9 @@ class ContractSession:
             )
 
     @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        self.sandbox.servers.stop()  # the checks' warm servers end with the session
+
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:

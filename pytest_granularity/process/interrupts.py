@@ -21,13 +21,11 @@ import os
 import secrets
 import shutil
 import signal
-import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -96,8 +94,13 @@ def marked(env: dict[str, str]) -> Iterator[Mark]:
 def kill_marked(name: str) -> None:
     """SIGKILL every process whose environment holds ``name`` (see :func:`marked`), until none is left."""
     needle = f"\0{name}=1\0".encode()
+    kill_all(lambda: [pid for pid in _pids() if needle in b"\0" + _environ(pid)])
+
+
+def kill_all(find: Callable[[], list[int]], pause: float = 0.0) -> None:
+    """SIGKILL the processes ``find`` lists, round after round (``pause`` apart), until it lists none."""
     for _ in range(KILL_ROUNDS):
-        found = [pid for pid in _pids() if needle in b"\0" + _environ(pid)]
+        found = find()
         if not found:
             return
         for pid in found:
@@ -105,6 +108,7 @@ def kill_marked(name: str) -> None:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass  # gone already
+        time.sleep(pause)
 
 
 def _pids() -> list[int]:
@@ -133,22 +137,6 @@ def cleanup() -> None:
     for folder in folders_of(me):
         shutil.rmtree(folder, ignore_errors=True)
         untrack_folder(folder)
-
-
-def end_server(process: subprocess.Popen[bytes], connection: Connection, scratch: Path) -> None:
-    """Kill a server's process group (started with ``start_new_session=True``), close its pipes and remove its
-    scratch folder: the warm pytest's and the sandboxed macro server's common end."""
-    kill_group(process.pid)
-    process.wait()
-    untrack_process(process.pid)
-    connection.close()
-    if process.stdin is not None:
-        try:
-            process.stdin.close()
-        except OSError:
-            pass  # what was left unsent has nowhere to go
-    shutil.rmtree(scratch, ignore_errors=True)
-    untrack_folder(scratch)
 
 
 def kill_group(pgid: int) -> None:

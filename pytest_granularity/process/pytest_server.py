@@ -36,7 +36,6 @@ import pickle
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,16 +45,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.run_folders import track_folder
-from .interrupts import end_server, kill_group, track_process, untrack_process
+from .fork_server import READY, ForkServer, kill_leftovers
+from .interrupts import kill_group, track_process, untrack_process
 from .rewrite_cache import HINTS_BYTES, RewriteCache, hinted
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
 
-READY = b"ready"
 CHILD, OUTPUT, EXIT = b"p", b"o", b"x"
-START_TIMEOUT_SECONDS = 60.0
 CHUNK = 65536
 SERVER_CODE = "import sys; del sys.path[0]; from pytest_granularity.process.pytest_server import serve; serve()"
 """``python -c`` puts the working folder (the workspace) first on ``sys.path``: it goes before any import."""
@@ -69,8 +66,6 @@ PRELOADED = (
 )
 """What every run imports: pytest, the isolated runner and what pytest's own plugins import as they load.
 Not the ``-p`` plugins a run names (``test_timer``): pytest warns when it cannot rewrite their asserts."""
-KEPT_SERVERS = 2
-"""Servers kept, most recent first: the runs' folder's survives runs made in another folder in between."""
 _PR_SET_DUMPABLE = 4
 
 
@@ -89,56 +84,25 @@ class PytestRequest:
     """Digests of the files whose rewritten asserts the server may keep after this run (``rewrite_cache``)."""
 
 
-class PytestServer:
-    """The warm process for one workspace folder, its scratch folder (the runs' ``TMPDIR``) and sandbox."""
+class PytestServer(ForkServer):
+    """The warm pytest for one workspace folder, its scratch folder (the runs' ``TMPDIR``) and sandbox."""
 
     def __init__(self, root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]]) -> None:
         """``environment`` gives the server's environment for its scratch folder."""
-        self.root, self.mode, self.owner, self.stopped, self.busy = root, sandbox.mode, os.getpid(), False, False
-        self.scratch = Path(tempfile.mkdtemp(prefix="granularity-pytest-"))
-        track_folder(self.scratch)
-        reader, writer = os.pipe()
-        command = sandbox.command(
-            [sys.executable, "-s", "-B", "-c", SERVER_CODE, str(writer), "1" if sandbox.active else "0"],
-            writable=[root, self.scratch],
-        )
-        self.process = subprocess.Popen(
-            command,
-            cwd=root,
-            env=environment(self.scratch),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=[writer],
-            start_new_session=True,
-        )
-        track_process(self.process.pid)
-        os.close(writer)
-        self.connection = Connection(reader)
-        self.alive = self._started()
-
-    def _started(self) -> bool:
-        try:
-            if self.connection.poll(START_TIMEOUT_SECONDS) and self.connection.recv_bytes() == READY:
-                return True
-        except (EOFError, OSError):
-            pass  # it died starting: no server
-        self.stop()
-        return False
-
-    def fits(self, root: Path, sandbox: Sandbox) -> bool:
-        return self.alive and self.process.poll() is None and self.root == root and self.mode == sandbox.mode
+        flag = "1" if sandbox.active else "0"
+        argv = [sys.executable, "-s", "-B", "-c", SERVER_CODE, flag]
+        super().__init__(root, sandbox, argv, environment, prefix="granularity-pytest-")
+        self.alive = self.wait_ready()
 
     def run(self, request: PytestRequest, timeout: float) -> tuple[bytes, int | None]:
         """Run one pytest; its output and exit code, or None for the exit code when it timed out (the server
         is stopped then)."""
-        assert self.process.stdin is not None
         chunks: list[bytes] = []
         deadline = time.monotonic() + timeout
         group = None  # the child's process group, where it is this process's to kill (no PID namespace)
         try:
-            self.process.stdin.write(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
-            self.process.stdin.flush()
+            if not self.send(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)):
+                raise EOFError
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not self.connection.poll(remaining):
@@ -162,7 +126,7 @@ class PytestServer:
 
     def clean(self) -> None:
         """Empty the scratch folder for the next run; stop the server when something stayed in it."""
-        from ..core.workspace import empty_folder
+        from ..core.workspace import empty_folder  # not at load: the server imports this module
 
         self.busy = False
         if self.alive:
@@ -171,54 +135,28 @@ class PytestServer:
                 self.stop()
 
     def stop(self, group: int | None = None) -> None:
-        """Kill the server, the run's process ``group`` when given, and remove the scratch folder (only from
-        the process that started the server: a forked process inherits the object, not the server)."""
-        self.alive = False
-        if self.stopped or self.owner != os.getpid():
-            return
-        self.stopped = True
-        if group is not None:
+        """Kill the server, and the run's process ``group`` when given."""
+        if group is not None and not self.stopped and self.owner == os.getpid():
             kill_group(group)
-        end_server(self.process, self.connection, self.scratch)
-
-
-_servers: list[PytestServer] = []
+        super().stop()
 
 
 def server_for(root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]]) -> PytestServer | None:
-    """A live server for runs in ``root``, marked busy until :meth:`PytestServer.clean`: a kept one that fits,
-    else a new one (the oldest goes). None when none could start, where processes cannot fork, or when the one
-    for ``root`` is busy with another thread's run: the caller runs pytest cold. A forked process starts its own."""
+    """A live server for runs in ``root``, marked busy until :meth:`PytestServer.clean`: a kept one of the
+    sandbox's that fits, else a new one (the oldest goes). None when none could start, where processes cannot
+    fork, or when the one for ``root`` is busy with another thread's run: the caller runs pytest cold."""
     if not hasattr(os, "fork"):
         return None
-    _servers[:] = [s for s in _servers if s.owner == os.getpid()]
-    for server in _servers:
-        if server.fits(root, sandbox):
-            if server.busy:
-                return None
-            _servers.remove(server)
-            _servers.insert(0, server)
-            server.busy = True
-            return server
-    for server in [s for s in _servers if not s.alive or s.process.poll() is not None]:
-        _servers.remove(server)
-        server.stop()
-    while len(_servers) >= KEPT_SERVERS:
-        _servers.pop().stop()
-    server = PytestServer(root, sandbox, environment)
-    if not server.alive:
+    pool = sandbox.servers.pool(PytestServer)
+    server = pool.find(lambda kept: kept.fits(root, sandbox))
+    if server is None:
+        server = pool.start(lambda: PytestServer(root, sandbox, environment))
+        if not server.alive:
+            return None
+    elif server.busy:
         return None
-    _servers.insert(0, server)
     server.busy = True
     return server
-
-
-def stop_servers() -> None:
-    while _servers:
-        _servers.pop().stop()
-
-
-atexit.register(stop_servers)
 
 
 def serve() -> None:
@@ -227,7 +165,7 @@ def serve() -> None:
     Requests come from the harness (trusted) as pickles on standard input; answers go back as plain
     bytes: output chunks, then the exit code. The server never runs a request's code itself.
     """
-    answers, sandboxed = Connection(int(sys.argv[1])), sys.argv[2] == "1"
+    sandboxed, answers = sys.argv[1] == "1", Connection(int(sys.argv[2]))
     _non_dumpable()
     _preload()
     base_path = list(sys.path)
@@ -259,7 +197,7 @@ def serve() -> None:
             answers.send_bytes(OUTPUT + chunk)
         os.close(reader)
         _, status = os.waitpid(pid, 0)
-        _kill_leftovers(pid, sandboxed)
+        kill_leftovers(pid, sandboxed)
         if sandboxed:
             _clear_sandbox(kept)
         answers.send_bytes(EXIT + str(os.waitstatus_to_exitcode(status)).encode())
@@ -375,39 +313,6 @@ def _exit_status(code: object) -> int:
         return code
     print(code, file=sys.stderr)
     return 1
-
-
-def _kill_leftovers(pid: int, sandboxed: bool) -> None:
-    """Kill what the run left running: its process group, and in the sandbox (a PID namespace of its own)
-    every process but the server and the sandbox's init, until none is left."""
-    kill_group(pid)
-    if not sandboxed:
-        return
-    keep = {os.getpid(), os.getppid(), 1}
-    for _ in range(100):
-        others = [pid for pid in _living() if pid not in keep]
-        if not others:
-            return
-        for other in others:
-            try:
-                os.kill(other, signal.SIGKILL)
-            except OSError:
-                pass  # gone already
-        time.sleep(0.001)  # the sandbox's init reaps them
-
-
-def _living() -> list[int]:
-    """The processes this one sees, less zombies (killed, not yet reaped)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue  # gone already
-            if state != "Z":
-                pids.append(int(entry))
-    return pids
 
 
 @dataclass(frozen=True)

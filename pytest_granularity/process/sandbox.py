@@ -17,9 +17,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from .fork_server import Servers
 
 MODES = ("auto", "bwrap", "none")
 PROBE_TIMEOUT_SECONDS = 30.0
@@ -47,6 +49,8 @@ class Sandbox:
 
     mode: str
     note: str = ""
+    servers: Servers = field(default_factory=Servers, compare=False, repr=False)
+    """The warm servers started in this sandbox (``fork_server``): the session that made it stops them."""
 
     @property
     def active(self) -> bool:

@@ -20,7 +20,6 @@ from ..core.tasks import Task, TaskError, load_task
 from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders, solution_files
 from ..macros import MacroRegistry
 from ..process.pytest_process import run_pytest
-from ..process.pytest_server import stop_servers
 from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..verifier.adversaries import ADVERSARIES
 from ..verifier.verify import Verdict, verify
@@ -67,13 +66,16 @@ def check_task_files(
 def _checks(
     files: Sequence[Path], macros: MacroRegistry, adversaries: bool, jobs: int, sandbox: Sandbox
 ) -> Iterator[TaskCheck]:
-    if jobs <= 1 or len(files) <= 1:
-        yield from (check_task_file(path, macros, adversaries, sandbox) for path in files)
-        return
-    _shared[:] = [(macros, adversaries, sandbox)]  # forked workers inherit it: a registry is not sent, it is there
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_worker_started) as pool:
-        yield from pool.map(_check_shared, files)
+    try:
+        if jobs <= 1 or len(files) <= 1:
+            yield from (check_task_file(path, macros, adversaries, sandbox) for path in files)
+            return
+        _shared[:] = [(macros, adversaries, sandbox)]  # forked workers inherit it: a registry is not sent, it is there
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_worker_started) as pool:
+            yield from pool.map(_check_shared, files)
+    finally:
+        sandbox.servers.stop()
 
 
 def _shared_ids(files: Sequence[Path]) -> dict[Path, list[str]]:
@@ -104,7 +106,7 @@ def _worker_started() -> None:
 
 
 def _worker_ending() -> None:
-    stop_servers()
+    _shared[0][2].servers.stop()
     remove_kept_folders()
 
 
