@@ -28,9 +28,10 @@ LAYERS = [
 ]
 RANK = {group: rank for rank, groups in enumerate(LAYERS) for group in groups}
 FACES = {"pytest_granularity", "pytest_granularity.cli"}
-HOMES = {"pytest_granularity.hookspecs": "plugin"}
+HOMES = {"pytest_granularity.hookspecs": "plugin", "pytest_granularity.compat": "core"}
 """A module outside the groups, and the group it belongs with: the hookspecs sit at the top because
-their path is public API, and describe the plugin's hooks."""
+their path is public API, and describe the plugin's hooks; ``compat`` (the private internals used, each with
+a slow path) at the bottom, importing nothing of the package."""
 
 
 def module_files() -> dict[str, Path]:

@@ -24,11 +24,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from math import comb
+from math import comb, floor
 from statistics import fmean, median, stdev
 
 import numpy
 
+from ..compat import twister_words
 from ..core.failures import FAULTS, NO_FAULT
 from ..core.phases import PHASES, TESTS
 from ..core.result import ERROR, UNVERIFIED, MacroLogEntry, RunResult
@@ -159,9 +160,13 @@ def _draws(seed: str, size: int) -> numpy.ndarray:
     after another (the intervals published so far came from it), drawn at numpy's speed: numpy's legacy
     Mersenne Twister, given the same state, yields the same doubles as ``random.random``, and a pick is
     ``floor(random() * size)`` in both."""
-    words = random.Random(zlib.crc32(seed.encode())).getstate()[1]
+    generator = random.Random(zlib.crc32(seed.encode()))
+    state = twister_words(generator)
+    if state is None:
+        picks = [[floor(generator.random() * size) for _ in range(size)] for _ in range(RESAMPLES)]
+        return numpy.array(picks, dtype=numpy.intp).reshape(RESAMPLES, size)
     twister = numpy.random.RandomState()
-    twister.set_state(("MT19937", numpy.array(words[:-1], dtype=numpy.uint32), words[-1], 0, 0.0))
+    twister.set_state(("MT19937", numpy.array(state[0], dtype=numpy.uint32), state[1], 0, 0.0))
     return numpy.floor(twister.random_sample((RESAMPLES, size)) * float(size)).astype(numpy.intp)
 
 

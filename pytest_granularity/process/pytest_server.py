@@ -26,7 +26,6 @@ group is killed. A child that kills the server ends its own run as a process kil
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import gc
 import importlib
@@ -45,6 +44,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..compat import can_finish_like_an_interpreter, finish_like_an_interpreter, import_pytest_plugins
 from .fork_server import READY, ForkServer, kill_leftovers
 from .interrupts import kill_group, track_process, untrack_process
 from .rewrite_cache import HINTS_BYTES, RewriteCache, hinted
@@ -145,7 +145,7 @@ def server_for(root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[
     """A live server for runs in ``root``, marked busy until :meth:`PytestServer.clean`: a kept one of the
     sandbox's that fits, else a new one (the oldest goes). None when none could start, where processes cannot
     fork, or when the one for ``root`` is busy with another thread's run: the caller runs pytest cold."""
-    if not hasattr(os, "fork"):
+    if not hasattr(os, "fork") or not can_finish_like_an_interpreter():
         return None
     pool = sandbox.servers.pool(PytestServer)
     server = pool.find(lambda kept: kept.fits(root, sandbox))
@@ -210,10 +210,7 @@ def serve() -> None:
 def _preload() -> None:
     for name in PRELOADED:
         importlib.import_module(name)
-    from _pytest.config import default_plugins
-
-    for plugin in (*default_plugins, "_argcomplete", "tracemalloc"):
-        importlib.import_module(f"_pytest.{plugin}")
+    import_pytest_plugins()
     # A failure's traceback looks its source up with inspect.getmodule, which maps every loaded module's
     # file (a realpath each) the first time: done here once, a child maps only the modules it imported.
     inspect.getmodule(_preload.__code__)
@@ -278,7 +275,6 @@ def _tell(fd: int, message: bytes) -> None:
 
 
 def _pytest_main(request: PytestRequest, base_path: list[str]) -> int:
-    import threading
 
     import pytest
 
@@ -300,8 +296,7 @@ def _pytest_main(request: PytestRequest, base_path: list[str]) -> int:
     except BaseException:
         sys.excepthook(*sys.exc_info())
         code = 1
-    threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does at exit: join the threads
-    atexit._run_exitfuncs()
+    finish_like_an_interpreter()
     return code
 
 

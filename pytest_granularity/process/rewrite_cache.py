@@ -29,6 +29,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from ..compat import assertion_rewrite
 from ..core.vouched import digest
 
 KEPT_FILES = 512
@@ -45,20 +46,18 @@ class RewriteCache:
 
     def __init__(self) -> None:
         """Made in the server, with pytest imported: what its ``_rewrite_test`` returns is read once, here."""
-        from _pytest.assertion import rewrite
-
+        rewrite = assertion_rewrite()
         self.codes: dict[tuple[str, bytes], CodeType] = {}
-        self.first = _first_result(rewrite._rewrite_test)
+        self.first = None if rewrite is None else _first_result(rewrite._rewrite_test)
 
     def install(self, misses: list[str]) -> None:
         """In a child: pytest takes kept code for a file whose content it was made from, and rewrites the
         rest itself as always (their paths go to ``misses``). Left alone for a pytest whose rewriting this
         does not know, and where assertion pass hooks are on (the server's code has none)."""
-        from _pytest.assertion import rewrite
-
-        original, first = rewrite._rewrite_test, self.first
-        if first is None:
+        rewrite, first = assertion_rewrite(), self.first
+        if rewrite is None or first is None:
             return
+        original: Callable[[Path, Any], tuple[Any, CodeType]] = rewrite._rewrite_test
 
         def cached(fn: Path, config: Any) -> tuple[Any, CodeType]:
             if config is None or not config.getini("enable_assertion_pass_hook"):
@@ -119,13 +118,14 @@ def _read_regular(path: str) -> bytes | None:
 def _rewritten(path: str, source: bytes) -> CodeType | None:
     """pytest's rewriting of ``source`` (what ``_rewrite_test`` does), or None when it warned (a child must
     see the warning itself) or failed (the child raises it itself)."""
-    from _pytest.assertion.rewrite import rewrite_asserts
-
+    rewrite = assertion_rewrite()
+    if rewrite is None:
+        return None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             tree = ast.parse(source, filename=path)
-            rewrite_asserts(tree, source, path, None)
+            rewrite.rewrite_asserts(tree, source, path, None)
             code = compile(tree, path, "exec", dont_inherit=True)
         except Exception:
             return None
