@@ -363,8 +363,12 @@ def _call(folder: Path, ws_root: Path, sandbox: str = "none"):
     macro = load_macro(folder)
     ws = Workspace(ws_root)
     args = {"files": ["calc/ops.py"], "old": "SCALE = 2", "new": "SCALE = 1", "tests": ["tests"]}
-    with time_bound(BOUND_SECONDS):
-        return invoke(macro, MacroContext(ws, args, test_timeout=30, sandbox=select(sandbox)))
+    chosen = select(sandbox)
+    try:
+        with time_bound(BOUND_SECONDS):
+            return invoke(macro, MacroContext(ws, args, test_timeout=30, sandbox=chosen))
+    finally:
+        chosen.servers.stop()  # the session's end: the call's sandbox is its own
 
 
 @pytest.fixture

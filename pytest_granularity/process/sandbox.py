@@ -105,7 +105,7 @@ def select(mode: str, option: str = "--granularity-sandbox") -> Sandbox:
         return Sandbox("none", f"{option}=none")
     problem = probe()
     if problem is None:
-        return BWRAP
+        return Sandbox("bwrap")  # its own servers, which the session that asked for it stops
     if mode == "bwrap":
         raise SandboxUnavailable(f"{option}=bwrap: {problem} (or choose auto or none)")
     return Sandbox("none", f"{option}=auto: {problem}")
