@@ -40,8 +40,9 @@ _HOMES = {
     "Reply": "core.transcript",
     "ToolCall": "core.transcript",
     "Usage": "core.transcript",
-    "MACRO": "run.policies",
-    "MICRO": "run.policies",
+    "MACRO": "core.modes",
+    "MICRO": "core.modes",
+    "Mode": "core.modes",
     "FailureEvent": "run.policies",
     "Policy": "run.policies",
     "MacroContext": "macros",
@@ -66,6 +67,7 @@ __all__ = [
     "MacroOutcome",
     "MacroRegistry",
     "Message",
+    "Mode",
     "Oracle",
     "Policy",
     "Reply",
@@ -88,10 +90,11 @@ if TYPE_CHECKING:
         Oracle,
         TaskView,
     )
+    from .core.modes import MACRO, MICRO, Mode
     from .core.result import RunResult
     from .core.transcript import Message, Reply, ToolCall, Usage
     from .macros import MacroContext, MacroError, MacroOutcome, MacroRegistry
-    from .run.policies import MACRO, MICRO, FailureEvent, Policy
+    from .run.policies import FailureEvent, Policy
 
 
 def __getattr__(name: str) -> Any:

@@ -284,6 +284,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from .core.audit import AuditLog
+    from .core.modes import PolicyName
     from .core.schemas import DefinitionError
     from .core.workspace import WorkspaceError
     from .macros import MacroRegistry
@@ -300,7 +301,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         _check_serve_numbers(args, audit_path)
         macros = MacroRegistry.load(args.macros)
         policy = policy_named(args.policy, args.router, macros)
-        router = Router.load(args.router) if args.policy == "learned" else None
+        router = Router.load(args.router) if args.policy == PolicyName.LEARNED else None
         sandbox = select(args.sandbox, "--sandbox")
     except (ValueError, DefinitionError, SandboxUnavailable) as exc:
         print(f"granularity serve-mcp: {exc}", file=sys.stderr)

@@ -18,8 +18,9 @@ import statistics
 import sys
 from pathlib import Path
 
+from pytest_granularity.core.failures import Fault
 from pytest_granularity.routing.routers import Router
-from pytest_granularity.routing.training import NO_FAULT, index_runs, read_runs, simulate, task_infos
+from pytest_granularity.routing.training import index_runs, read_runs, simulate, task_infos
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -42,7 +43,7 @@ def main() -> int:
         chosen = {}
         for path, router in routers.items():
             mode = router.mode_of(infos[task].features)
-            run = simulate(runs, task, NO_FAULT, mode, router.recover)
+            run = simulate(runs, task, Fault.NONE, mode, router.recover)
             if run is None:
                 continue
             chosen[path] = (mode, run)

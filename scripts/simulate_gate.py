@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from math import sqrt
 
 from pytest_granularity.agents.stochastic import succeeds
-from pytest_granularity.core.result import FAILED, PASSED, RunResult
+from pytest_granularity.core.result import Outcome, RunResult
 from pytest_granularity.gate.baseline import Baseline, Thresholds, compare
 
 Probabilities = Callable[[random.Random, int], list[float]]
@@ -61,7 +61,7 @@ def session(
                     family="sim",
                     policy="agent",
                     fault="none",
-                    outcome=PASSED if success else FAILED,
+                    outcome=Outcome.PASSED if success else Outcome.FAILED,
                     mode="micro",
                     steps=5,
                     tokens=tokens,

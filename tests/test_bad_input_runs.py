@@ -18,7 +18,7 @@ import pytest
 from bad_input_kit import BOUND_SECONDS, assert_error, time_bound
 from conftest import DATA, REPO, needs_bwrap
 
-from pytest_granularity.core.failures import EXECUTOR_EXCEPTION
+from pytest_granularity.core.failures import FailureClass
 from pytest_granularity.core.schemas import DefinitionError
 from pytest_granularity.core.tasks import TaskError, load_task
 from pytest_granularity.core.workspace import Workspace, WorkspaceError, solution_files
@@ -382,7 +382,7 @@ def work(tmp_path):
 @pytest.mark.parametrize("part", ["preconditions", "validate"])
 def test_macro_code_that_loops_forever_is_stopped_at_the_macros_timeout(tmp_path, work, part):
     outcome = _call(_macro(tmp_path, part, LOOP), work)
-    assert outcome.failure_class == EXECUTOR_EXCEPTION and outcome.timed_out, f"UNCLEAR: {outcome}"
+    assert outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION and outcome.timed_out, f"UNCLEAR: {outcome}"
     name = "preconditions" if part == "preconditions" else "validation"
     assert outcome.reason == f"{name} stopped after its timeout of 1s; the workspace is left as the macro left it"
 
@@ -390,7 +390,7 @@ def test_macro_code_that_loops_forever_is_stopped_at_the_macros_timeout(tmp_path
 @pytest.mark.parametrize("part", ["preconditions", "validate"])
 def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, work, part):
     outcome = _call(_macro(tmp_path, part, "    import os\n    os._exit(3)\n"), work)
-    assert outcome.failure_class == EXECUTOR_EXCEPTION, f"UNCLEAR: {outcome}"
+    assert outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION, f"UNCLEAR: {outcome}"
     name = "preconditions" if part == "preconditions" else "validation"
     assert outcome.reason == f"{name} failed: the macro's process died (exit code 3)"
 
@@ -399,7 +399,10 @@ def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, wo
 def test_macro_code_that_raises_is_an_executor_exception_naming_the_part(tmp_path, work, part):
     outcome = _call(_macro(tmp_path, part, "    raise ValueError('broken')\n"), work)
     name = "preconditions" if part == "preconditions" else "validation"
-    assert (outcome.failure_class, outcome.reason) == (EXECUTOR_EXCEPTION, f"{name} raised ValueError: broken")
+    assert (outcome.failure_class, outcome.reason) == (
+        FailureClass.EXECUTOR_EXCEPTION,
+        f"{name} raised ValueError: broken",
+    )
 
 
 @needs_bwrap
@@ -408,7 +411,7 @@ def test_macro_code_that_writes_outside_is_refused_by_the_sandbox(tmp_path, work
     target = tmp_path / f"outside-{part}.txt"
     outcome = _call(_macro(tmp_path, part, f"    open({str(target)!r}, 'w').write('x')\n"), work, "bwrap")
     assert not target.exists(), "WROTE-OUTSIDE"
-    assert outcome.failure_class == EXECUTOR_EXCEPTION and outcome.outside_writes == (str(target),), (
+    assert outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION and outcome.outside_writes == (str(target),), (
         f"UNCLEAR: {outcome}"
     )
 

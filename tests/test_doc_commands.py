@@ -23,6 +23,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -30,7 +31,6 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-import tomllib
 from conftest import REPO
 from packaging.requirements import Requirement
 

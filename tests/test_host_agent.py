@@ -21,7 +21,7 @@ from pytest_granularity.agents.host_agent import FINISH_GRACE_SECONDS, HostAgent
 from pytest_granularity.agents.hosts import Host, Launch
 from pytest_granularity.agents.stub_server import Answer, ChatServer, completion
 from pytest_granularity.agents.wire_usage import CHAT
-from pytest_granularity.core.result import ERROR, FAILED, RunResult
+from pytest_granularity.core.result import Outcome, RunResult
 from pytest_granularity.core.tasks import Task
 from pytest_granularity.core.transcript import Usage
 from pytest_granularity.run.policies import FIXED_POLICIES
@@ -92,7 +92,7 @@ def _called(result: RunResult) -> list[str]:
 
 def test_a_host_s_calls_are_the_run_s_steps_and_its_tokens_are_the_proxy_s_count(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "good", tmp_path)
-    assert (result.outcome, result.stop_reason, result.mode) == (FAILED, "finished", "micro")
+    assert (result.outcome, result.stop_reason, result.mode) == (Outcome.FAILED, "finished", "micro")
     assert result.steps == 1 and _called(result) == ["list_files", "finish"]
     assert (result.provider_prompt_tokens, result.provider_completion_tokens) == (BILLED.prompt, BILLED.completion)
     assert result.token_source == "provider" and result.tokens == BILLED.prompt + BILLED.completion
@@ -120,40 +120,40 @@ def test_the_host_is_offered_the_tools_of_the_run_s_mode_and_a_stale_call_is_ref
 
 def test_a_host_that_crashes_after_using_its_model_is_judged_on_what_it_left(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "crash", tmp_path)
-    assert (result.outcome, result.stop_reason) == (FAILED, "finished")
+    assert (result.outcome, result.stop_reason) == (Outcome.FAILED, "finished")
     assert "host fake exited with status 3 without calling finish" in result.transcript[-1]["content"]
     assert _called(result) == ["list_files"]
 
 
 def test_a_host_that_hangs_is_stopped_at_its_time_limit_with_its_children(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "hang", tmp_path, timeout=25)
-    assert (result.outcome, result.stop_reason) == (FAILED, "finished")
+    assert (result.outcome, result.stop_reason) == (Outcome.FAILED, "finished")
     assert "did not finish within 25 s and was stopped" in result.transcript[-1]["content"]
     assert len(json.loads((tmp_path / "pids.json").read_text())) == 3
 
 
 def test_a_host_that_ignores_our_tools_is_judged_on_the_untouched_workspace(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "ignore", tmp_path)
-    assert (result.outcome, result.steps, result.created, result.modified) == (FAILED, 0, [], [])
+    assert (result.outcome, result.steps, result.created, result.modified) == (Outcome.FAILED, 0, [], [])
     assert "exited with status 0 without calling finish" in result.transcript[-1]["content"]
     assert result.provider_prompt_tokens == BILLED.prompt
 
 
 def test_a_host_that_never_reaches_its_model_is_an_infrastructure_error(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "dead", tmp_path)
-    assert (result.outcome, result.stop_reason) == (ERROR, "infrastructure")
+    assert (result.outcome, result.stop_reason) == (Outcome.ERROR, "infrastructure")
     assert "never reached its model" in (result.error or "") and "fake host: cannot start" in (result.error or "")
 
 
 def test_a_host_that_cannot_be_started_is_an_infrastructure_error(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "good", tmp_path, executable=str(tmp_path / "no-such-host"))
-    assert (result.outcome, result.stop_reason) == (ERROR, "infrastructure")
+    assert (result.outcome, result.stop_reason) == (Outcome.ERROR, "infrastructure")
     assert "could not be started" in (result.error or "")
 
 
 def test_a_replay_without_a_recording_is_an_infrastructure_error(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "good", tmp_path, upstream=None, folder=tmp_path / "empty", mode="replay")
-    assert (result.outcome, result.stop_reason) == (ERROR, "infrastructure")
+    assert (result.outcome, result.stop_reason) == (Outcome.ERROR, "infrastructure")
     assert "no recording of this request" in (result.error or "")
 
 

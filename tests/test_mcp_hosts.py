@@ -13,10 +13,10 @@ import json
 import re
 import shlex
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 mcp = pytest.importorskip("mcp")
 

@@ -12,7 +12,7 @@ line is flushed when written: a server that is killed keeps every event up to it
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ class AuditLog:
         self.write("session", format=AUDIT_FORMAT, version=AUDIT_VERSION, **session)
 
     def write(self, event: str, **fields: Any) -> None:
-        stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds")
         self._file.write(
             json.dumps({"event": event, "time": stamp, **fields}, ensure_ascii=False, sort_keys=True) + "\n"
         )

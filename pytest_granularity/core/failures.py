@@ -12,17 +12,32 @@ The classes are the ones docs/architecture.md names.
 
 from __future__ import annotations
 
-PRECONDITION_MISMATCH = "precondition_mismatch"
-PARTIAL_SIDE_EFFECT = "partial_side_effect"
-VALIDATION_FAILURE = "validation_failure"
-PROTOCOL_FAILURE = "protocol_failure"
-EXECUTOR_EXCEPTION = "executor_exception"
+from enum import StrEnum
 
-FAILURE_CLASSES = (PRECONDITION_MISMATCH, PARTIAL_SIDE_EFFECT, VALIDATION_FAILURE, PROTOCOL_FAILURE, EXECUTOR_EXCEPTION)
 
-NO_FAULT = "none"
-"""The fault of a run with nothing injected: the name every run record, summary and router key uses."""
-FAULTS = ("early", "late")
+class FailureClass(StrEnum):
+    """A ``StrEnum`` so records, reports and ``router.json`` keep the plain names while the code spells each once."""
+
+    PRECONDITION_MISMATCH = "precondition_mismatch"
+    PARTIAL_SIDE_EFFECT = "partial_side_effect"
+    VALIDATION_FAILURE = "validation_failure"
+    PROTOCOL_FAILURE = "protocol_failure"
+    EXECUTOR_EXCEPTION = "executor_exception"
+
+
+FAILURE_CLASSES: tuple[FailureClass, ...] = tuple(FailureClass)
+"""In the order the docs list them: the recovery tree's one-hot features follow it."""
+
+
+class Fault(StrEnum):
+    """A run's injected fault: ``none`` is the name every run record, summary and router key uses for no fault."""
+
+    NONE = "none"
+    EARLY = "early"
+    LATE = "late"
+
+
+FAULTS = (Fault.EARLY, Fault.LATE)
 """The points a fault can be injected at: before a macro's first write, and after its work."""
 
 

@@ -9,21 +9,50 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
-from .failures import NO_FAULT
+from .failures import FailureClass, Fault
 
-PASSED, FAILED, ERROR = "passed", "failed", "error"
 RECORD_KEY = "granularity_run"
 """The name under which a run's record travels in a test report's ``user_properties``."""
 IDENTITY_KEY = "granularity_identity"
 """The name under which a run's identity travels, from its setup on, in a test report's ``user_properties``."""
-UNVERIFIED = "unverified"
-"""The outcome of a task served over MCP: no verifier judges it, so it never counts as a success."""
-LOCAL, PROVIDER = "local", "provider"
-"""Token sources: ``tokens``, ``prompt_tokens`` and ``completion_tokens`` are the local cl100k count
-(docs/architecture.md, "Tokens") or, when the agent reported the provider's usage and that source was chosen, the
-provider's figures. ``local_tokens`` always keeps the local count; ``provider_*`` the provider's."""
+
+
+class Outcome(StrEnum):
+    """What the verifier said of a run (``error``: the run never got to be judged)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    UNVERIFIED = "unverified"
+    """A task served over MCP: no verifier judges it, so it never counts as a success."""
+
+
+class StopReason(StrEnum):
+    """Why a run ended: a run record's ``stop_reason``."""
+
+    FINISHED = "finished"
+    STEP_LIMIT = "step_limit"
+    MACRO_FAILED = "macro_failed"
+    TOKEN_LIMIT = "token_limit"
+    CONTEXT_LENGTH = "context_length"
+    INFRASTRUCTURE = "infrastructure"
+    AGENT_EXCEPTION = "agent_exception"
+    LOST = "lost"
+    """The run's xdist worker was lost before its record arrived."""
+    SESSION_CLOSED = "session_closed"
+    """The MCP client closed the session before the task was finished."""
+
+
+class TokenSource(StrEnum):
+    """Whose figures ``tokens``, ``prompt_tokens`` and ``completion_tokens`` are: the local cl100k count
+    (docs/architecture.md, "Tokens") or, when the agent reported the provider's usage and that source was chosen, the
+    provider's. ``local_tokens`` always keeps the local count; ``provider_*`` the provider's."""
+
+    LOCAL = "local"
+    PROVIDER = "provider"
 
 
 @dataclass(frozen=True)
@@ -31,7 +60,7 @@ class MacroLogEntry:
     """One macro call of a run, in the order of the calls: a run record's ``macro_log`` lists them."""
 
     macro: str
-    failure_class: str | None
+    failure_class: FailureClass | None
     """None when the call succeeded."""
     seconds: float
     """Wall-clock latency, rounded to 0.1 ms: the one field that varies run to run."""
@@ -70,7 +99,7 @@ class RunResult:
     family: str
     policy: str
     fault: str
-    outcome: str
+    outcome: Outcome
     mode: str
     steps: int
     tokens: int
@@ -82,7 +111,7 @@ class RunResult:
     modified: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     stop_reason: str = ""
-    failure_class: str | None = None
+    failure_class: FailureClass | None = None
     degraded: bool = False
     transitions: list[str] = field(default_factory=list)
     contract_violations: list[str] = field(default_factory=list)
@@ -96,7 +125,7 @@ class RunResult:
     provider_prompt_tokens: int | None = None
     provider_completion_tokens: int | None = None
     provider_cached_tokens: int | None = None
-    token_source: str = LOCAL
+    token_source: TokenSource = TokenSource.LOCAL
     local_tokens: int | None = None
     cost: float | None = None
     notes: list[str] = field(default_factory=list)
@@ -128,7 +157,7 @@ class RunResult:
             family=family,
             policy=policy,
             fault=fault,
-            outcome=ERROR,
+            outcome=Outcome.ERROR,
             mode="",
             steps=0,
             tokens=0,
@@ -144,7 +173,7 @@ class RunResult:
 
     @property
     def success(self) -> bool:
-        return self.outcome == PASSED
+        return self.outcome == Outcome.PASSED
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -174,7 +203,7 @@ class RunResult:
         return cls(**known)
 
     def summary(self) -> str:
-        fault = "" if self.fault == NO_FAULT else f" fault={self.fault}"
+        fault = "" if self.fault == Fault.NONE else f" fault={self.fault}"
         fault += f" epoch={self.epoch}" if self.epoch else ""
         failure = f" failure={self.failure_class}" if self.failure_class else ""
         return (

@@ -30,13 +30,13 @@ from statistics import fmean, median, stdev
 import numpy
 
 from ..compat import twister_words
-from ..core.failures import FAULTS, NO_FAULT
+from ..core.failures import Fault
+from ..core.modes import FIXED, PolicyName
 from ..core.phases import PHASES, TESTS
-from ..core.result import ERROR, UNVERIFIED, MacroLogEntry, RunResult
+from ..core.result import MacroLogEntry, Outcome, RunResult
 
-POLICY_ORDER = ("micro", "macro", "hybrid", "heuristic", "learned")
-FIXED = ("micro", "macro", "hybrid")
-FAULT_ORDER = (NO_FAULT, *FAULTS)
+POLICY_ORDER = tuple(PolicyName)
+FAULT_ORDER = tuple(Fault)
 ALL_FAMILIES = "all"
 ALL_POLICIES = "all"
 """The row of a phase table that sums every policy."""
@@ -196,10 +196,10 @@ def by_task(runs: Iterable[RunResult]) -> dict[str, list[RunResult]]:
 def oracle_tokens(results: Iterable[RunResult]) -> dict[tuple[str, str], int]:
     """Per (task, fault): the fewest tokens of a successful run among the fixed policies."""
     runs = [r for r in results if r.policy in FIXED and r.success]
-    faults = {r.fault for r in results} | {NO_FAULT}
+    faults = {r.fault for r in results} | {Fault.NONE}
     best: dict[tuple[str, str], int] = {}
     for r in runs:
-        for fault in faults if r.policy == "micro" else (r.fault,):
+        for fault in faults if r.policy == PolicyName.MICRO else (r.fault,):
             key = (r.task, fault)
             best[key] = min(best.get(key, r.tokens), r.tokens)
     return best
@@ -210,13 +210,13 @@ def summarize(results: Iterable[RunResult], by_family: bool = False) -> list[Sum
     ordered = sorted(results, key=lambda r: r.run_key)
     groups: dict[tuple[str, str, str, bool], list[RunResult]] = defaultdict(list)
     for r in ordered:
-        verified = r.outcome != UNVERIFIED
+        verified = r.outcome != Outcome.UNVERIFIED
         groups[(r.policy, r.fault, ALL_FAMILIES, verified)].append(r)
         if by_family:
             groups[(r.policy, r.fault, r.family, verified)].append(r)
     micro_tokens = {
         task: fmean(r.tokens for r in runs)
-        for task, runs in by_task(r for r in ordered if r.policy == "micro" and r.fault == NO_FAULT).items()
+        for task, runs in by_task(r for r in ordered if r.policy == PolicyName.MICRO and r.fault == Fault.NONE).items()
     }
     oracle = oracle_tokens(ordered)
     return [_summarise(key, runs, micro_tokens, oracle) for key, runs in sorted(groups.items(), key=_order)]
@@ -244,7 +244,7 @@ def _summarise(
         family=family,
         runs=len(runs),
         successes=len(successful),
-        errors=sum(r.outcome == ERROR for r in runs),
+        errors=sum(r.outcome == Outcome.ERROR for r in runs),
         success_ci=cluster_bootstrap_ci(
             [[float(r.success) for r in epochs] for epochs in by_task(runs).values()], seed
         ),

@@ -26,14 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core.failures import (
-    EXECUTOR_EXCEPTION,
-    PARTIAL_SIDE_EFFECT,
-    PRECONDITION_MISMATCH,
-    PROTOCOL_FAILURE,
-    VALIDATION_FAILURE,
-    InjectedFault,
-)
+from ..core.failures import FailureClass, Fault, InjectedFault
 from ..core.schemas import first_error
 from ..core.workspace import Changes, compare
 from ..process.interrupts import kill_group, track_process, untrack_process
@@ -55,7 +48,7 @@ def no_faults(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
 @dataclass(frozen=True)
 class MacroOutcome:
     macro: str
-    failure_class: str | None
+    failure_class: FailureClass | None
     reason: str
     changes: Changes = field(default_factory=Changes)
     validation_problems: tuple[str, ...] = ()
@@ -81,11 +74,11 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     started = time.monotonic()
     error = first_error(macro.parameters, ctx.args)
     if error is not None:
-        return MacroOutcome(macro.name, PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
+        return MacroOutcome(macro.name, FailureClass.PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
     before = ctx.workspace.files()
 
     def outcome(
-        failure: str | None, reason: str, problems: tuple[str, ...] = (), exc: BaseException | None = None
+        failure: FailureClass | None, reason: str, problems: tuple[str, ...] = (), exc: BaseException | None = None
     ) -> MacroOutcome:
         changes = compare(before, ctx.workspace.files())
         violations = _violations(macro, ctx.args, changes)
@@ -112,30 +105,36 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
         try:
             reasons = guarded_reasons("preconditions", process, seconds)
         except PartFailed as exc:
-            return outcome(EXECUTOR_EXCEPTION, exc.reason, exc=exc.cause)
+            return outcome(FailureClass.EXECUTOR_EXCEPTION, exc.reason, exc=exc.cause)
         if reasons:
-            return outcome(PRECONDITION_MISMATCH, "; ".join(reasons))
+            return outcome(FailureClass.PRECONDITION_MISMATCH, "; ".join(reasons))
         try:
-            fault("early", macro.name, ctx.args, ctx.root)
+            fault(Fault.EARLY, macro.name, ctx.args, ctx.root)
             summary = answer_of(process.ask("run", seconds), seconds)
         except MacroError as exc:
-            failure = PARTIAL_SIDE_EFFECT if compare(before, ctx.workspace.files()) else PRECONDITION_MISMATCH
+            failure = (
+                FailureClass.PARTIAL_SIDE_EFFECT
+                if compare(before, ctx.workspace.files())
+                else FailureClass.PRECONDITION_MISMATCH
+            )
             return outcome(failure, str(exc))
         except Exception as exc:
-            return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
+            return outcome(FailureClass.EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
         if not isinstance(summary, str):
             name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
-            return outcome(PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
+            return outcome(FailureClass.PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
         try:
             problems = guarded_reasons("validation", process, seconds, part="validate")
         except PartFailed as exc:
-            return outcome(EXECUTOR_EXCEPTION, exc.reason, exc=exc.cause)
+            return outcome(FailureClass.EXECUTOR_EXCEPTION, exc.reason, exc=exc.cause)
     if problems:
-        return outcome(VALIDATION_FAILURE, "validation rejected the result: " + "; ".join(problems), problems)
+        return outcome(
+            FailureClass.VALIDATION_FAILURE, "validation rejected the result: " + "; ".join(problems), problems
+        )
     try:
-        fault("late", macro.name, ctx.args, ctx.root)
+        fault(Fault.LATE, macro.name, ctx.args, ctx.root)
     except Exception as exc:
-        return outcome(EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
+        return outcome(FailureClass.EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
     return outcome(None, summary)
 
 

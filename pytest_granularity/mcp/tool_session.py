@@ -21,14 +21,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..core.audit import RUN_EVENT, AuditLog
-from ..core.failures import NO_FAULT
-from ..core.result import FAILED, UNVERIFIED
+from ..core.failures import Fault
+from ..core.result import Outcome, StopReason
 from ..core.schemas import first_error
 from ..core.tasks import Task
 from ..core.tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS
@@ -41,7 +41,7 @@ from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..process.tool_context import ToolContext
 from ..routing.explain import explain_routing
 from ..routing.routers import Router, features_of
-from ..run.executor import STOP_FINISHED, STOP_MACRO_FAILED, STOP_STEP_LIMIT, Execution, Limits, Run, RunEnded
+from ..run.executor import Execution, Limits, Run, RunEnded
 from ..run.policies import FIXED_POLICIES, Policy
 from ..run.runner import judged, run_record
 from ..verifier.served_verifier import ServedVerifier
@@ -52,21 +52,20 @@ DEFAULT_MAX_STEPS = 100
 MAX_ARGUMENTS_BYTES = 2**20
 """A call's arguments as JSON: a real step's are kilobytes. Past this the call is refused before it is run, routed,
 audited or kept: a prompt, a file or an edit of a megabyte is not an agent's step, and would fill the log."""
-STOP_SESSION_CLOSED = "session_closed"
-ENDINGS = {
-    STOP_FINISHED: "finished",
-    STOP_MACRO_FAILED: (
+ENDINGS: dict[str, str] = {
+    StopReason.FINISHED: "finished",
+    StopReason.MACRO_FAILED: (
         "stopped after a {failure} failure: policy {policy} does not recover; the workspace is left as it is"
     ),
-    STOP_STEP_LIMIT: "stopped at the step limit of {limit} calls; that call was not run",
-    STOP_SESSION_CLOSED: "stopped: the client closed the session",
+    StopReason.STEP_LIMIT: "stopped at the step limit of {limit} calls; that call was not run",
+    StopReason.SESSION_CLOSED: "stopped: the client closed the session",
 }
 
 
 class SessionClosed(RunEnded):
     """The client closed the session with a task in progress: its run ends where it is, outside the machine."""
 
-    reason = STOP_SESSION_CLOSED
+    reason = StopReason.SESSION_CLOSED
     event = None
 
 
@@ -239,7 +238,7 @@ class ToolSession:
         run, task = self.run, self.task
         assert run is not None and task is not None
         execution = run.execution
-        record = run_record(task, self.settings.policy, NO_FAULT, execution, *self._judged(execution))
+        record = run_record(task, self.settings.policy, Fault.NONE, execution, *self._judged(execution))
         self.audit.write(RUN_EVENT, task=task.id, record=record.to_dict())
         self.run = self.task = None
         failure = execution.failure.failure_class if execution.failure else None
@@ -254,20 +253,20 @@ class ToolSession:
             f"{degraded}; changed paths: {changed}. {verdict}Call {START_TASK} for the next one."
         )
 
-    def _judged(self, execution: Execution) -> tuple[str, str, str | None]:
+    def _judged(self, execution: Execution) -> tuple[Outcome, str, str | None]:
         """Outcome, verifier output and error: a benchmark run's, given a verifier, except for a task the
         client never handed in (the session closed); without a verifier, unverified."""
-        if self.settings.verifier is None or execution.stop_reason == STOP_SESSION_CLOSED:
-            return UNVERIFIED, "", None
+        if self.settings.verifier is None or execution.stop_reason == StopReason.SESSION_CLOSED:
+            return Outcome.UNVERIFIED, "", None
         return judged(execution)
 
     def _verdict(self, outcome: str, output: str, error: str | None) -> str:
         verifier = self.settings.verifier
         if verifier is None:
             return "No verifier judges a served task. "
-        if outcome == UNVERIFIED:
+        if outcome == Outcome.UNVERIFIED:
             return "It was not verified. "
-        reason = error or (output.splitlines()[0] if outcome == FAILED and output else "")
+        reason = error or (output.splitlines()[0] if outcome == Outcome.FAILED and output else "")
         return f"Verifier ({verifier.description}): {outcome}{f' ({reason})' if reason else ''}. "
 
 
@@ -297,7 +296,7 @@ def served_task(task_id: str, prompt: str, root: Path, max_steps: int) -> Task:
 
 def new_session_id() -> str:
     """Unique across sessions (the start time and a random suffix), so logs of several sessions can be merged."""
-    return f"mcp-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+    return f"mcp-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
 
 
 def default_audit_path(session_id: str) -> Path:

@@ -164,8 +164,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 @pytest.fixture
 def granularity_fault(request: pytest.FixtureRequest) -> Iterator[str]:
     """Injects the item's fault (``early`` or ``late``) through the macro fault hooks while it runs."""
-    from ..core.failures import NO_FAULT
+    from ..core.failures import Fault
     from .collect import injected_fault
 
-    with injected_fault(request.config.pluginmanager, getattr(request.node, "fault", NO_FAULT)) as fault:
+    with injected_fault(request.config.pluginmanager, getattr(request.node, "fault", Fault.NONE)) as fault:
         yield fault

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ..core.failures import FAULTS, NO_FAULT, InjectedFault
-from ..core.result import ERROR, RunIdentity, RunResult
+from ..core.failures import FAULTS, Fault, InjectedFault
+from ..core.result import Outcome, RunIdentity, RunResult
 from ..core.tasks import Task, TaskError, load_task
 from ..run.policies import Policy
 from ..run.runner import run_task
@@ -49,9 +49,9 @@ class TaskFile(pytest.File):
         baseline = settings.gate.baseline
         epochs = settings.epochs
         for policy in settings.policies:
-            faults = (NO_FAULT, *task_faults(task, settings.fault_set)) if policy.uses_macros else (NO_FAULT,)
+            faults = (Fault.NONE, *task_faults(task, settings.fault_set)) if policy.uses_macros else (Fault.NONE,)
             for fault in faults:
-                label = policy.name if fault == NO_FAULT else f"{policy.name}-{fault}"
+                label = policy.name if fault == Fault.NONE else f"{policy.name}-{fault}"
                 for epoch in range(epochs):
                     name = f"{task.id}[{label}]" if epochs == 1 else f"{task.id}[{label}-e{epoch}]"
                     item = TaskItem.from_parent(
@@ -129,16 +129,16 @@ class _FaultInjector:
             raise InjectedFault(f"injected {point} fault in {macro}")
 
     def pytest_granularity_macro_early(self, macro: str, args: dict[str, Any], workspace: Path) -> None:
-        self._maybe_raise("early", macro)
+        self._maybe_raise(Fault.EARLY, macro)
 
     def pytest_granularity_macro_late(self, macro: str, args: dict[str, Any], workspace: Path) -> None:
-        self._maybe_raise("late", macro)
+        self._maybe_raise(Fault.LATE, macro)
 
 
 @contextmanager
 def injected_fault(pluginmanager: pytest.PytestPluginManager, fault: str) -> Iterator[str]:
     """While open, ``fault`` (``early`` or ``late``) is raised through the macro fault hooks."""
-    if fault == NO_FAULT:
+    if fault == Fault.NONE:
         yield fault
         return
     injector = _FaultInjector(fault)
@@ -161,7 +161,7 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
     item.user_properties.append(result.to_property())
     regression = session.regression(result)
     if regression or not result.success:
-        if result.outcome != ERROR and session.judged_over_epochs(*result.key):
+        if result.outcome != Outcome.ERROR and session.judged_over_epochs(*result.key):
             pytest.xfail(
                 f"epoch {result.epoch} rejected; the gate judges {result.task} "
                 f"[{result.policy}, fault {result.fault}] over all epochs"
@@ -172,7 +172,7 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
 def _describe_failure(result: RunResult, regression: str | None = None) -> str:
     if regression:
         head = regression
-    elif result.outcome == ERROR:
+    elif result.outcome == Outcome.ERROR:
         head = f"INFRASTRUCTURE ERROR (not an agent failure): {result.error}"
     else:
         head = "verifier rejected the final workspace"

@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 import pytest
 
 from ..agents import AgentFactory
+from ..core.modes import PolicyName
 from ..core.schemas import DefinitionError
 from ..macros import MacroRegistry
 from ..macros.registry import DEFAULT_BREAKER
-from ..routing.routers import POLICY_NAMES
 from ..run.policies import RECOVERY_OVERRIDES, Policy
 from .option_values import int_setting
 
@@ -101,7 +101,7 @@ def registered_policies(config: pytest.Config, macros: MacroRegistry) -> dict[st
     answers = _answers(config, "policies", macros=macros)
     found = _by_name(
         "policy",
-        [(BUILTIN, dict.fromkeys(POLICY_NAMES)), *((plugin, {p.name: p for p in ps}) for plugin, ps in answers)],
+        [(BUILTIN, dict.fromkeys(PolicyName)), *((plugin, {p.name: p for p in ps}) for plugin, ps in answers)],
     )
     return {name: policy for name, policy in found.items() if policy is not None}
 
@@ -109,7 +109,7 @@ def registered_policies(config: pytest.Config, macros: MacroRegistry) -> dict[st
 def selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Policy, ...]:
     """The policies ``--granularity`` names, each once, with ``--granularity-recovery`` applied."""
     registered = registered_policies(config, macros)
-    known = [*POLICY_NAMES, *registered]
+    known = [*PolicyName, *registered]
     names = [n.strip() for n in config.getoption("--granularity").split(",") if n.strip()]
     if not names:
         raise pytest.UsageError(f"--granularity: no policy named; choose from {', '.join(known)} or all")

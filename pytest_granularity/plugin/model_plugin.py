@@ -42,7 +42,7 @@ from ..agents.model_cache import MODES, ModelCache
 from ..agents.openai_client import Endpoint, OpenAISender
 from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
 from ..core.input_files import special_kind
-from ..core.result import LOCAL, PROVIDER
+from ..core.result import TokenSource
 
 AGENT_NAME = "openai"
 LOCAL_AGENT = "local"
@@ -185,8 +185,8 @@ def run_settings(config: pytest.Config) -> dict[str, Any]:
 
     Every model option is checked here, whichever agent runs, so a bad value is refused even
     when the option would not be used."""
-    source = _value(config, "token-source") or PROVIDER
-    if source not in (PROVIDER, LOCAL):
+    source = _value(config, "token-source") or TokenSource.PROVIDER
+    if source not in (TokenSource.PROVIDER, TokenSource.LOCAL):
         raise pytest.UsageError(f"--granularity-token-source: '{source}' is not provider or local")
     _cache_settings(config)
     _tool_choice(config)
@@ -195,7 +195,7 @@ def run_settings(config: pytest.Config) -> dict[str, Any]:
     for name in NUMBERS:
         _number(config, name)
     _model_path(_value(config, "model"))
-    return {"max_tokens": _number(config, "max-tokens-per-run"), "token_source": source}
+    return {"max_tokens": _number(config, "max-tokens-per-run"), "token_source": TokenSource(source)}
 
 
 def _model_path(spec: str | None) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ..core.output_files import failure, write_text
-from ..core.result import RunIdentity, RunResult, identity_in, records_in
+from ..core.result import RunIdentity, RunResult, StopReason, identity_in, records_in
 from ..gate.baseline import Baseline, Entry, GateReport, compare, load_baseline, run_regression
 from ..gate.metrics import epoch_summaries, summarize
 from ..report.html import write_html
@@ -25,7 +25,6 @@ from ..report.render import render_report, write_report
 from . import github_output
 from .settings import GranularitySettings
 
-STOP_LOST = "lost"
 """The stop reason of a run whose record never arrived."""
 
 
@@ -87,7 +86,7 @@ class GranularitySession:
             family=identity.family,
             policy=identity.policy,
             fault=identity.fault,
-            stop_reason=STOP_LOST,
+            stop_reason=StopReason.LOST,
             error=message,
             epoch=identity.epoch,
             seed=self.settings.run.seed + identity.epoch,

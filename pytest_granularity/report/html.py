@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import __version__
 from ..core.output_files import write_text
-from ..core.result import ERROR, FAILED, PASSED, RunResult
+from ..core.result import Outcome, RunResult
 from ..gate.metrics import EpochSummary, Summary, epoch_summaries, paired_differences, phase_totals, summarize
 from .plot import write_plot
 from .render import PAIR_HEADERS, PHASE_HEADERS, SUMMARY_HEADERS, pair_rows, phase_rows, summary_rows
@@ -33,7 +33,7 @@ VERIFIER_TAIL_LINES = 60
 FILTER_FIELDS = ("policy", "fault", "outcome", "family")
 RUN_COLUMNS = ("task", "family", "policy", "fault", "outcome", "steps", "tokens", "failure_class", "mode")
 PROVIDER_COLUMN = "provider_tokens"
-OUTCOME_ORDER = {ERROR: 0, FAILED: 1, PASSED: 2}
+OUTCOME_ORDER = {Outcome.ERROR: 0, Outcome.FAILED: 1, Outcome.PASSED: 2}
 SHARED = "\u0000"
 SHARE_MIN_CHARS = 200
 DETAIL_FIELDS = ("transcript", "diff", "verifier_tail", "model_calls")

@@ -8,55 +8,57 @@ agree. Ours are the held-out numbers ``granularity train`` computes (both scheme
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
-from ..core.failures import NO_FAULT
+from ..core.failures import Fault
+from ..core.modes import PolicyName
+from ..gate.held_out import HeldOut, Recovery, Route
 
 PAPER = {
-    "micro|none": (1.000, 7217.75, None),
-    "macro|none": (0.583, 3609.00, None),
-    "heuristic|none": (0.750, 4097.67, None),
-    "learned|none": (1.000, 5518.33, None),
-    "no recovery|early": (0.000, None, 0.000),
-    "always degrade|early": (1.000, 11293.43, 1.000),
-    "learned recovery|early": (1.000, 9763.57, 0.857),
-    "no recovery|late": (1.000, 2280.00, 0.000),
-    "always degrade|late": (1.000, 7566.71, 1.000),
-    "learned recovery|late": (1.000, 3694.43, 0.143),
+    Route(PolicyName.MICRO, Fault.NONE): (1.000, 7217.75, None),
+    Route(PolicyName.MACRO, Fault.NONE): (0.583, 3609.00, None),
+    Route(PolicyName.HEURISTIC, Fault.NONE): (0.750, 4097.67, None),
+    Route(PolicyName.LEARNED, Fault.NONE): (1.000, 5518.33, None),
+    Route(Recovery.NEVER, Fault.EARLY): (0.000, None, 0.000),
+    Route(Recovery.ALWAYS, Fault.EARLY): (1.000, 11293.43, 1.000),
+    Route(Recovery.LEARNED, Fault.EARLY): (1.000, 9763.57, 0.857),
+    Route(Recovery.NEVER, Fault.LATE): (1.000, 2280.00, 0.000),
+    Route(Recovery.ALWAYS, Fault.LATE): (1.000, 7566.71, 1.000),
+    Route(Recovery.LEARNED, Fault.LATE): (1.000, 3694.43, 0.143),
 }
-"""(success, mean tokens, transition rate) per ``policy|fault``, from the paper's tables
+"""(success, mean tokens, transition rate) per route, from the paper's tables
 (docs/routing.md, "beside the paper")."""
 
 SUCCESS = (
-    "macro|none",
-    "heuristic|none",
-    "learned|none",
-    "no recovery|early",
-    "learned recovery|early",
-    "learned recovery|late",
+    Route(PolicyName.MACRO, Fault.NONE),
+    Route(PolicyName.HEURISTIC, Fault.NONE),
+    Route(PolicyName.LEARNED, Fault.NONE),
+    Route(Recovery.NEVER, Fault.EARLY),
+    Route(Recovery.LEARNED, Fault.EARLY),
+    Route(Recovery.LEARNED, Fault.LATE),
 )
 RATIOS = (
-    ("macro|none", "micro|none"),
-    ("heuristic|none", "micro|none"),
-    ("learned|none", "micro|none"),
-    ("learned|none", "heuristic|none"),
-    ("learned recovery|early", "always degrade|early"),
-    ("always degrade|late", "no recovery|late"),
-    ("learned recovery|late", "no recovery|late"),
-    ("learned recovery|late", "always degrade|late"),
+    (Route(PolicyName.MACRO, Fault.NONE), Route(PolicyName.MICRO, Fault.NONE)),
+    (Route(PolicyName.HEURISTIC, Fault.NONE), Route(PolicyName.MICRO, Fault.NONE)),
+    (Route(PolicyName.LEARNED, Fault.NONE), Route(PolicyName.MICRO, Fault.NONE)),
+    (Route(PolicyName.LEARNED, Fault.NONE), Route(PolicyName.HEURISTIC, Fault.NONE)),
+    (Route(Recovery.LEARNED, Fault.EARLY), Route(Recovery.ALWAYS, Fault.EARLY)),
+    (Route(Recovery.ALWAYS, Fault.LATE), Route(Recovery.NEVER, Fault.LATE)),
+    (Route(Recovery.LEARNED, Fault.LATE), Route(Recovery.NEVER, Fault.LATE)),
+    (Route(Recovery.LEARNED, Fault.LATE), Route(Recovery.ALWAYS, Fault.LATE)),
 )
-TRANSITIONS = ("learned recovery|early", "learned recovery|late")
+TRANSITIONS = (Route(Recovery.LEARNED, Fault.EARLY), Route(Recovery.LEARNED, Fault.LATE))
 
 
-def _label(key: str) -> str:
-    name, fault = key.split("|")
-    name = "full controller" if name == "learned recovery" else name
-    return name if fault == NO_FAULT else f"{name} ({fault} fault)"
+def _label(route: Route) -> str:
+    name = "full controller" if route.policy == Recovery.LEARNED else route.policy
+    return name if route.fault == Fault.NONE else f"{name} ({route.fault} fault)"
 
 
-def _ours(evaluation: dict[str, Any], key: str, field: str) -> float | None:
-    score = evaluation["policies"].get(key)
-    return None if score is None else score[field]
+def _ours(evaluation: HeldOut, route: Route, field: str) -> float | None:
+    score = evaluation.scores.get(route)
+    value: float | None = None if score is None else getattr(score, field)
+    return value
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -67,7 +69,7 @@ def _value(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-def comparison(evaluations: dict[str, dict[str, Any]]) -> str:
+def comparison(evaluations: Mapping[str, HeldOut]) -> str:
     """A markdown table: each quantity, the paper's value, ours held out by task and by family."""
     schemes = [s for s in ("kfold", "family") if s in evaluations]
     heads = {"kfold": "ours, 5-fold by task", "family": "ours, family held out"}

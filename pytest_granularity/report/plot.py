@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.failures import NO_FAULT
+from ..core.failures import Fault
 from ..core.output_files import write_text
 from ..gate.metrics import ALL_FAMILIES, FAULT_ORDER, POLICY_ORDER, EpochSummary, Summary
 
@@ -135,4 +135,4 @@ def text_chart(points: Sequence[Summary]) -> str:
 
 
 def _label(s: Summary) -> str:
-    return s.policy if s.fault == NO_FAULT else f"{s.policy}-{s.fault}"
+    return s.policy if s.fault == Fault.NONE else f"{s.policy}-{s.fault}"

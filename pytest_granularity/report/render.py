@@ -21,7 +21,7 @@ from ..core import __version__
 from ..core.audit import audit_records, is_audit_log
 from ..core.output_files import write_text
 from ..core.phases import PHASES, TESTS
-from ..core.result import PROVIDER, RunResult
+from ..core.result import RunResult, TokenSource
 from ..core.schemas import DefinitionError, check, first_error, packaged_schema, parse_json, read_json, read_text
 from ..gate.metrics import (
     ALL_FAMILIES,
@@ -252,7 +252,7 @@ def render_table(summaries: Sequence[Summary], markdown: bool = False) -> str:
 
 def token_note(results: Sequence[RunResult]) -> str | None:
     """Which tokens the table shows, when some are the provider's rather than the local count."""
-    provider = sum(r.token_source == PROVIDER for r in results)
+    provider = sum(r.token_source == TokenSource.PROVIDER for r in results)
     if not provider:
         return None
     return (

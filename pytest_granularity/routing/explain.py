@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.failures import EXECUTOR_EXCEPTION, PRECONDITION_MISMATCH, VALIDATION_FAILURE
+from ..core.failures import FailureClass
 from ..core.tasks import load_task
 from ..core.workspace import Workspace
 from ..macros import MacroRegistry
@@ -18,10 +18,10 @@ from .features import Features
 from .routers import Router, features_of, heuristic_mode, recovery_vector
 
 EXAMPLE_FAILURES = {
-    "early fault (nothing written)": FailureEvent(EXECUTOR_EXCEPTION, False, False, 0),
-    "late fault (work written)": FailureEvent(EXECUTOR_EXCEPTION, True, False, 3),
-    "precondition mismatch, or no macro applied": FailureEvent(PRECONDITION_MISMATCH, False, False, 0),
-    "validation failure": FailureEvent(VALIDATION_FAILURE, True, True, 3),
+    "early fault (nothing written)": FailureEvent(FailureClass.EXECUTOR_EXCEPTION, False, False, 0),
+    "late fault (work written)": FailureEvent(FailureClass.EXECUTOR_EXCEPTION, True, False, 3),
+    "precondition mismatch, or no macro applied": FailureEvent(FailureClass.PRECONDITION_MISMATCH, False, False, 0),
+    "validation failure": FailureEvent(FailureClass.VALIDATION_FAILURE, True, True, 3),
 }
 """The failures a macro call can end in, walked through the recovery tree to show its decisions."""
 

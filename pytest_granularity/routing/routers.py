@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from ..core.failures import FAILURE_CLASSES
+from ..core.modes import Mode, PolicyName
 from ..core.schemas import DefinitionError, read_json
 from ..core.tasks import Task
 from ..core.workspace import Workspace, tree_digest
 from ..macros import MacroRegistry
-from ..run.policies import FIXED_POLICIES, MACRO, MICRO, FailureEvent, Policy, always
+from ..run.policies import FIXED_POLICIES, FailureEvent, Policy, always
 from .features import Features, compute
 from .router_check import check_router
 
 RECOVERY_FEATURES = (*FAILURE_CLASSES, "side_effects", "validation_failed", "changed_paths")
 DEGRADE, STOP = "degrade", "stop"
-POLICY_NAMES = (*FIXED_POLICIES, "heuristic", "learned")
 
 
 class RouterError(ValueError):
@@ -47,10 +47,10 @@ def heuristic_mode(f: Features) -> str:
     3. everything else → ``micro``.
     """
     if f.is_refactor_task and f.python_files >= 1:
-        return MACRO
+        return Mode.MACRO
     if f.file_paths <= 1 and f.entities <= 8:
-        return MACRO
-    return MICRO
+        return Mode.MACRO
+    return Mode.MICRO
 
 
 def recovery_vector(event: FailureEvent) -> tuple[float, ...]:
@@ -125,7 +125,7 @@ class Router:
                 Path(path),
                 data,
                 {
-                    "mode_tree": (Features.names(), (MACRO, MICRO)),
+                    "mode_tree": (Features.names(), (Mode.MACRO, Mode.MICRO)),
                     "recovery_tree": (RECOVERY_FEATURES, (DEGRADE, STOP)),
                 },
             )
@@ -141,12 +141,12 @@ class Router:
 
 
 def heuristic_policy() -> Policy:
-    return Policy("heuristic", lambda task, ws: heuristic_mode(compute(task.prompt, ws.initial)), always)
+    return Policy(PolicyName.HEURISTIC, lambda task, ws: heuristic_mode(compute(task.prompt, ws.initial)), always)
 
 
 def learned_policy(router: Router, macros: MacroRegistry) -> Policy:
     features = FeatureMemo(macros)
-    return Policy("learned", lambda task, ws: router.mode_of(features(task, ws)), router.recover)
+    return Policy(PolicyName.LEARNED, lambda task, ws: router.mode_of(features(task, ws)), router.recover)
 
 
 class FeatureMemo:
@@ -166,11 +166,11 @@ class FeatureMemo:
 
 
 def policy_named(name: str, router_path: Path, macros: MacroRegistry) -> Policy:
-    """The policy ``name`` selects (one of ``POLICY_NAMES``); ``learned`` reads ``router_path``."""
+    """The policy ``name`` selects (one of ``PolicyName``); ``learned`` reads ``router_path``."""
     if name in FIXED_POLICIES:
         return FIXED_POLICIES[name]
-    if name == "heuristic":
+    if name == PolicyName.HEURISTIC:
         return heuristic_policy()
-    if name == "learned":
+    if name == PolicyName.LEARNED:
         return learned_policy(Router.load(router_path), macros)
-    raise ValueError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}")
+    raise ValueError(f"unknown policy {name!r}; choose from {', '.join(PolicyName)}")

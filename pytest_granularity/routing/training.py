@@ -36,13 +36,15 @@ from statistics import fmean
 from typing import Any
 
 from ..core.environment import current_environment
-from ..core.failures import NO_FAULT, VALIDATION_FAILURE
+from ..core.failures import FailureClass, Fault
+from ..core.modes import FIXED, Mode, PolicyName
 from ..core.result import RunResult
 from ..core.tasks import find_task_files, load_task
 from ..core.workspace import Workspace
+from ..gate.held_out import HeldOut, Recovery, Route, RouteScore
 from ..gate.metrics import bootstrap_ci, oracle_tokens
 from ..macros import MacroRegistry
-from ..run.policies import MACRO, MICRO, FailureEvent
+from ..run.policies import FailureEvent
 from .features import Features
 from .router_check import ROUTER_FORMAT
 from .routers import DEGRADE, RECOVERY_FEATURES, STOP, Router, Tree, features_of, heuristic_mode, recovery_vector
@@ -64,28 +66,26 @@ def index_runs(runs: Iterable[RunResult]) -> dict[Key, RunResult]:
 
 
 def mode_labels(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> dict[str, str]:
-    labels = {}
+    labels: dict[str, str] = {}
     for task in tasks:
-        if (task, "micro", NO_FAULT) not in runs or (task, "hybrid", NO_FAULT) not in runs:
+        if (task, PolicyName.MICRO, Fault.NONE) not in runs or (task, PolicyName.HYBRID, Fault.NONE) not in runs:
             continue
         costs = route_costs(runs, task)
-        labels[task] = MACRO if costs[MACRO] < costs[MICRO] else MICRO
+        labels[task] = Mode.MACRO if costs[Mode.MACRO] < costs[Mode.MICRO] else Mode.MICRO
     return labels
-
-
-NEEDED_POLICIES = ("micro", "macro", "hybrid")
-"""Every task's runs without a fault that labels, costs and folds are made of."""
 
 
 def uncovered(runs: Mapping[Key, RunResult], tasks: Iterable[str]) -> list[str]:
     """The tasks that lack a run of a needed policy: a fold of them would train on nothing."""
-    return sorted(t for t in tasks if any((t, policy, NO_FAULT) not in runs for policy in NEEDED_POLICIES))
+    return sorted(t for t in tasks if any((t, policy, Fault.NONE) not in runs for policy in FIXED))
 
 
 def failure_event(run: RunResult) -> FailureEvent:
     """What the executor saw when the macro policy's run stopped at its failure."""
     changed = len(run.created) + len(run.modified) + len(run.deleted)
-    return FailureEvent(run.failure_class or "", changed > 0, run.failure_class == VALIDATION_FAILURE, changed)
+    return FailureEvent(
+        run.failure_class or "", changed > 0, run.failure_class == FailureClass.VALIDATION_FAILURE, changed
+    )
 
 
 def recovery_samples(
@@ -95,8 +95,8 @@ def recovery_samples(
     wanted = set(tasks)
     samples = []
     for (task, policy, fault), run in sorted(runs.items()):
-        if policy == "macro" and task in wanted and run.failure_class:
-            label = STOP if _stopping_pays(run, runs.get((task, "hybrid", fault))) else DEGRADE
+        if policy == PolicyName.MACRO and task in wanted and run.failure_class:
+            label = STOP if _stopping_pays(run, runs.get((task, PolicyName.HYBRID, fault))) else DEGRADE
             samples.append((task, fault, recovery_vector(failure_event(run)), label))
     return samples
 
@@ -135,11 +135,11 @@ def fit_tree(
 
 def route_costs(runs: Mapping[Key, RunResult], task: str) -> dict[str, float]:
     """The tokens a route costs on a task; a failed run also costs a micro run to redo the job."""
-    micro, hybrid = runs[(task, "micro", NO_FAULT)], runs[(task, "hybrid", NO_FAULT)]
+    micro, hybrid = runs[(task, PolicyName.MICRO, Fault.NONE)], runs[(task, PolicyName.HYBRID, Fault.NONE)]
     redo = float(micro.tokens)
     return {
-        MICRO: micro.tokens + (0.0 if micro.success else redo),
-        MACRO: hybrid.tokens + (0.0 if hybrid.success else redo),
+        Mode.MICRO: micro.tokens + (0.0 if micro.success else redo),
+        Mode.MACRO: hybrid.tokens + (0.0 if hybrid.success else redo),
     }
 
 
@@ -150,7 +150,7 @@ def _mode_tree(
     labels: Mapping[str, str],
     min_leaf: int,
 ) -> Tree:
-    weights = [abs(route_costs(runs, t)[MICRO] - route_costs(runs, t)[MACRO]) for t in labelled]
+    weights = [abs(route_costs(runs, t)[Mode.MICRO] - route_costs(runs, t)[Mode.MACRO]) for t in labelled]
     return fit_tree(
         [infos[t].features.vector() for t in labelled],
         [labels[t] for t in labelled],
@@ -193,7 +193,7 @@ def macro_fits(runs: Mapping[Key, RunResult], task: str) -> bool:
     """Whether the task's macro call succeeds: the ``macro`` policy's run without a fault made a
     successful macro call that the verifier accepted. The fault tables are over these tasks only
     (a fault on a macro that refuses or fails anyway measures nothing new)."""
-    run = runs.get((task, "macro", NO_FAULT))
+    run = runs.get((task, PolicyName.MACRO, Fault.NONE))
     return run is not None and run.success and run.macro_calls > 0 and run.failure_class is None
 
 
@@ -201,12 +201,12 @@ def simulate(
     runs: Mapping[Key, RunResult], task: str, fault: str, mode: str, recover: Callable[[FailureEvent], bool]
 ) -> RunResult | None:
     """The run a routed policy makes, assembled from the fixed policies' deterministic runs."""
-    if mode == MICRO:
-        return runs.get((task, "micro", NO_FAULT))
-    macro = runs.get((task, "macro", fault))
+    if mode == Mode.MICRO:
+        return runs.get((task, PolicyName.MICRO, Fault.NONE))
+    macro = runs.get((task, PolicyName.MACRO, fault))
     if macro is None or not macro.failure_class:
         return macro
-    return runs.get((task, "hybrid", fault)) if recover(failure_event(macro)) else macro
+    return runs.get((task, PolicyName.HYBRID, fault)) if recover(failure_event(macro)) else macro
 
 
 def _tree_dict(tree: Tree) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def _tree_dict(tree: Tree) -> dict[str, Any]:
 
 
 def router_document(
-    router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: dict[str, Any]
+    router: Router, runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], evaluation: Mapping[str, HeldOut]
 ) -> str:
     """``router.json``'s exact text: the trees, the training metadata and the environment it was trained in
     (``core.environment``), stable to the byte in one environment."""
@@ -251,7 +251,7 @@ def router_document(
                 "recovery_training_agreement": fmean(router.recovery.predict(s[2]) == s[3] for s in samples)
                 if samples
                 else None,
-                "held_out": evaluation,
+                "held_out": {scheme: result.to_dict() for scheme, result in evaluation.items()},
             },
         },
     }
@@ -272,72 +272,71 @@ def folds(infos: Mapping[str, TaskInfo], scheme: str) -> list[list[str]]:
     return [tasks[i::FOLDS] for i in range(FOLDS)]
 
 
-def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], scheme: str) -> dict[str, Any]:
+def evaluate(runs: Mapping[Key, RunResult], infos: Mapping[str, TaskInfo], scheme: str) -> HeldOut:
     """Held-out numbers: every task is routed by a router trained without its fold."""
-    routed: dict[str, list[RunResult]] = {}
-    agreement: dict[str, list[float]] = {"heuristic": [], "learned": []}
+    routed: dict[Route, list[RunResult]] = {}
+    agreement: dict[str, list[float]] = {PolicyName.HEURISTIC: [], PolicyName.LEARNED: []}
     all_tasks = sorted(infos)
     labels = mode_labels(runs, all_tasks)
-    faults = sorted({k[2] for k in runs if k[2] != NO_FAULT})
+    faults = sorted({k[2] for k in runs if k[2] != Fault.NONE})
     for held_out in folds(infos, scheme):
         router = fit_router(runs, infos, [t for t in all_tasks if t not in held_out])
         for task in held_out:
             learned_mode = router.mode_of(infos[task].features)
             heuristic = heuristic_mode(infos[task].features)
             if task in labels:
-                agreement["learned"].append(float(learned_mode == labels[task]))
-                agreement["heuristic"].append(float(heuristic == labels[task]))
+                agreement[PolicyName.LEARNED].append(float(learned_mode == labels[task]))
+                agreement[PolicyName.HEURISTIC].append(float(heuristic == labels[task]))
             choices = {
-                "micro": (MICRO, lambda e: False),
-                "macro": (MACRO, lambda e: False),
-                "hybrid": (MACRO, lambda e: True),
-                "heuristic": (heuristic, lambda e: True),
-                "learned": (learned_mode, router.recover),
+                PolicyName.MICRO: (Mode.MICRO, lambda e: False),
+                PolicyName.MACRO: (Mode.MACRO, lambda e: False),
+                PolicyName.HYBRID: (Mode.MACRO, lambda e: True),
+                PolicyName.HEURISTIC: (heuristic, lambda e: True),
+                PolicyName.LEARNED: (learned_mode, router.recover),
             }
             for name, (mode, recover) in choices.items():
-                _add(routed, name, NO_FAULT, simulate(runs, task, NO_FAULT, mode, recover))
+                _add(routed, Route(name, Fault.NONE), simulate(runs, task, Fault.NONE, mode, recover))
             for fault in faults:
-                if (task, "macro", fault) not in runs or not macro_fits(runs, task):
+                if (task, PolicyName.MACRO, fault) not in runs or not macro_fits(runs, task):
                     continue
-                for name, recover in (
-                    ("no recovery", lambda e: False),
-                    ("always degrade", lambda e: True),
-                    ("learned recovery", router.recover),
+                for choice, recover in (
+                    (Recovery.NEVER, lambda e: False),
+                    (Recovery.ALWAYS, lambda e: True),
+                    (Recovery.LEARNED, router.recover),
                 ):
-                    _add(routed, name, fault, simulate(runs, task, fault, MACRO, recover))
+                    _add(routed, Route(choice, fault), simulate(runs, task, fault, Mode.MACRO, recover))
     oracle = oracle_tokens(list(runs.values()))
-    return {
-        "scheme": scheme,
-        "policies": {
-            key: _score(group, oracle, agreement.get(key.split("|")[0]) if key.endswith(f"|{NO_FAULT}") else None, key)
-            for key, group in sorted(routed.items())
+    return HeldOut(
+        scheme,
+        {
+            route: _score(route, group, oracle, agreement.get(route.policy) if route.fault == Fault.NONE else None)
+            for route, group in sorted(routed.items(), key=lambda item: item[0].label)
         },
-    }
+    )
 
 
-def _add(routed: dict[str, list[RunResult]], name: str, fault: str, run: RunResult | None) -> None:
+def _add(routed: dict[Route, list[RunResult]], route: Route, run: RunResult | None) -> None:
     if run is not None:
-        routed.setdefault(f"{name}|{fault}", []).append(run)
+        routed.setdefault(route, []).append(run)
 
 
 def _score(
-    runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None, seed: str
-) -> dict[str, Any]:
-    fault = seed.split("|")[1]
+    route: Route, runs: list[RunResult], oracle: Mapping[tuple[str, str], int], agreement: list[float] | None
+) -> RouteScore:
     success = [float(r.success) for r in runs]
     tokens = [float(r.tokens) for r in runs]
-    matched = [(r.tokens, oracle[(r.task, fault)]) for r in runs if (r.task, fault) in oracle]
+    matched = [(r.tokens, oracle[(r.task, route.fault)]) for r in runs if (r.task, route.fault) in oracle]
     failed = [r for r in runs if r.failure_class]
-    return {
-        "runs": len(runs),
-        "success_rate": fmean(success),
-        "success_ci": list(bootstrap_ci(success, seed + "|s")),
-        "mean_tokens": fmean(tokens),
-        "tokens_ci": list(bootstrap_ci(tokens, seed + "|t")),
-        "oracle_gap": fmean(t for t, _ in matched) / fmean(o for _, o in matched) if matched else None,
-        "transition_rate": fmean(float(r.degraded) for r in failed) if failed else None,
-        "agreement": fmean(agreement) if agreement else None,
-    }
+    return RouteScore(
+        runs=len(runs),
+        success_rate=fmean(success),
+        success_ci=bootstrap_ci(success, route.label + "|s"),
+        mean_tokens=fmean(tokens),
+        tokens_ci=bootstrap_ci(tokens, route.label + "|t"),
+        oracle_gap=fmean(t for t, _ in matched) / fmean(o for _, o in matched) if matched else None,
+        transition_rate=fmean(float(r.degraded) for r in failed) if failed else None,
+        agreement=fmean(agreement) if agreement else None,
+    )
 
 
 TRAINING_FIELDS = (
@@ -421,30 +420,26 @@ def fresh_runs(tasks: Path) -> list[RunResult]:
         return read_records(report)
 
 
-def held_out_table(evaluation: dict[str, Any]) -> str:
+def held_out_table(evaluation: Mapping[str, HeldOut]) -> str:
     """``evaluate``'s scores per held-out scheme, policy and fault as one table (``granularity train`` prints it)."""
     from ..report.render import render
 
     rows = []
     for scheme, result in evaluation.items():
-        for key, score in result["policies"].items():
-            name, fault = key.split("|")
-            agreement = "-" if score["agreement"] is None else f"{score['agreement']:.3f}"
-            gap = "-" if score["oracle_gap"] is None else f"{score['oracle_gap']:.3f}"
-            transition = "-" if score["transition_rate"] is None else f"{score['transition_rate']:.3f}"
+        for route, score in result.scores.items():
             rows.append(
                 (
                     scheme,
-                    name,
-                    fault,
-                    str(score["runs"]),
-                    f"{score['success_rate']:.3f}",
-                    "[{:.3f}, {:.3f}]".format(*score["success_ci"]),
-                    f"{score['mean_tokens']:.1f}",
-                    "[{:.1f}, {:.1f}]".format(*score["tokens_ci"]),
-                    gap,
-                    transition,
-                    agreement,
+                    route.policy,
+                    route.fault,
+                    str(score.runs),
+                    f"{score.success_rate:.3f}",
+                    "[{:.3f}, {:.3f}]".format(*score.success_ci),
+                    f"{score.mean_tokens:.1f}",
+                    "[{:.1f}, {:.1f}]".format(*score.tokens_ci),
+                    _figure(score.oracle_gap),
+                    _figure(score.transition_rate),
+                    _figure(score.agreement),
                 )
             )
     return render(
@@ -463,3 +458,7 @@ def held_out_table(evaluation: dict[str, Any]) -> str:
         ),
         rows,
     )
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"

@@ -27,13 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.failures import (
-    EXECUTOR_EXCEPTION,
-    FAILURE_CLASSES,
-    PRECONDITION_MISMATCH,
-    VALIDATION_FAILURE,
-    InjectedFault,
-)
+from ..core.failures import FAILURE_CLASSES, FAULTS, FailureClass, Fault, InjectedFault
+from ..core.modes import PolicyName
 from ..core.run_folders import track_folder, untrack_folder
 from ..core.schemas import DefinitionError, packaged_schema, read_yaml_mapping
 from ..core.tasks import MacroCall, Task, TaskError, load_task
@@ -241,7 +236,7 @@ def check_preconditions(s: Subject) -> None:
             outcome = _invoke(macro, ws, example, breaker, s.sandbox)
             changed = compare(before, ws.files())
         _require(
-            outcome.failure_class == PRECONDITION_MISMATCH,
+            outcome.failure_class == FailureClass.PRECONDITION_MISMATCH,
             f"example {example.id} with a broken precondition: expected precondition_mismatch, "
             f"got {outcome.failure_class or 'success'} ({outcome.reason})",
         )
@@ -261,7 +256,7 @@ def check_validation(s: Subject) -> None:
         with ExampleWorkspace(example, breaker) as ws:
             outcome = _invoke(macro, ws, example, breaker, s.sandbox)
         _require(
-            outcome.failure_class == VALIDATION_FAILURE,
+            outcome.failure_class == FailureClass.VALIDATION_FAILURE,
             f"example {example.id} with a broken validation: expected validation_failure, "
             f"got {outcome.failure_class or 'success'} ({outcome.reason})",
         )
@@ -276,18 +271,18 @@ def check_faults(s: Subject) -> None:
     macro = _load(s.folder)
     declared = set(macro.failure_classes)
     for example in _examples(s.folder):
-        for point in ("early", "late"):
+        for point in FAULTS:
             with ExampleWorkspace(example, {}) as ws:
                 outcome = _invoke(macro, ws, example, {}, s.sandbox, _fault_at(point))
             _require(
                 outcome.failure_class in declared,
-                f"example {example.id}: {'an' if point == 'early' else 'a'} {point} fault surfaced as "
+                f"example {example.id}: {'an' if point == Fault.EARLY else 'a'} {point} fault surfaced as "
                 f"{outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})",
             )
         settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]), sandbox=s.sandbox)
         assert example.macro is not None, "an example task without a macro call fails in _example_task"
         task = dataclasses.replace(example, macro=MacroCall(macro.name, example.macro.args))
-        result = run_task(task, FIXED_POLICIES["hybrid"], "early", settings, _fault_at("early"))
+        result = run_task(task, FIXED_POLICIES[PolicyName.HYBRID], Fault.EARLY, settings, _fault_at(Fault.EARLY))
         _require(
             result.success and result.degraded,
             f"example {example.id}: after an early fault the fallback (micro tools) did not recover: "
@@ -315,7 +310,7 @@ def check_timeout(s: Subject) -> None:
         outcome = _invoke(slow, ws, example, {}, s.sandbox)
         started = (ws.root / STALL_MARKER).is_file()
     _require(
-        outcome.timed_out and outcome.failure_class == EXECUTOR_EXCEPTION,
+        outcome.timed_out and outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION,
         f"a call held past its {TIMEOUT_PROBE_SECONDS}s timeout was not stopped: "
         f"{outcome.failure_class or 'success'} ({outcome.reason})",
     )

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from ..agents import Agent, ContextLengthExceeded, InfrastructureError, as_reply
-from ..core.failures import PRECONDITION_MISMATCH, PROTOCOL_FAILURE
+from ..core.failures import FailureClass
+from ..core.modes import Mode
 from ..core.phases import PhaseClock
-from ..core.result import MacroLogEntry
+from ..core.result import MacroLogEntry, StopReason
 from ..core.schemas import first_error
 from ..core.tasks import Task
 from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, argument_problem, call_tool
@@ -45,15 +46,7 @@ from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF, Offer, suggested_calls
 from ..process.tool_context import ToolContext
 from ..verifier.verify import Verdict
-from .policies import MACRO, MICRO, FailureEvent, Policy
-
-STOP_FINISHED = "finished"
-STOP_STEP_LIMIT = "step_limit"
-STOP_MACRO_FAILED = "macro_failed"
-STOP_TOKEN_LIMIT = "token_limit"
-STOP_CONTEXT_LENGTH = "context_length"
-STOP_INFRASTRUCTURE = "infrastructure"
-STOP_AGENT_EXCEPTION = "agent_exception"
+from .policies import FailureEvent, Policy
 
 SYSTEM_PROMPT = (
     "You are a coding agent working in a Python repository. Mode: {mode}. "
@@ -75,10 +68,10 @@ NUDGE = (
 )
 
 
-class State(str, Enum):
+class State(StrEnum):
     ROUTE = "route"
-    MICRO = "micro"
-    MACRO = "macro"
+    MICRO = Mode.MICRO.value
+    MACRO = Mode.MACRO.value
     CLASSIFY = "classify"
     DECIDE = "decide"
     DEGRADE = "degrade"
@@ -89,8 +82,8 @@ class State(str, Enum):
 FAILURE_EVENT = "failure_classified"
 
 TRANSITIONS: dict[tuple[State, str], State] = {
-    (State.ROUTE, "micro"): State.MICRO,
-    (State.ROUTE, "macro"): State.MACRO,
+    (State.ROUTE, Mode.MICRO): State.MICRO,
+    (State.ROUTE, Mode.MACRO): State.MACRO,
     (State.MACRO, "macro_ok"): State.MACRO,
     (State.MACRO, "fallback_skill"): State.MACRO,
     (State.MACRO, "macro_failed"): State.CLASSIFY,
@@ -133,7 +126,7 @@ class RunEnded(Exception):
     this ending (None for an ending from outside the machine, such as a closed MCP session).
     """
 
-    reason: ClassVar[str]
+    reason: ClassVar[StopReason]
     event: ClassVar[str | None]
 
     def __init__(self, detail: str | None = None) -> None:
@@ -149,21 +142,21 @@ class RunEnded(Exception):
 class Finished(RunEnded):
     """The agent called ``finish``: the verifier judges the workspace."""
 
-    reason = STOP_FINISHED
+    reason = StopReason.FINISHED
     event = "finish"
 
 
 class MacroFailureNotRecovered(RunEnded):
     """A macro failed and the policy's recovery stops the run: the verifier judges what the macro left."""
 
-    reason = STOP_MACRO_FAILED
+    reason = StopReason.MACRO_FAILED
     event = "stop"
 
 
 class StepLimitReached(RunEnded):
     """A runaway agent: a failed run, not an error, and not verified."""
 
-    reason = STOP_STEP_LIMIT
+    reason = StopReason.STEP_LIMIT
     event = "step_limit"
 
 
@@ -178,11 +171,11 @@ class AgentStopped(RunEnded):
 
 
 class TokenLimitReached(AgentStopped):
-    reason = STOP_TOKEN_LIMIT
+    reason = StopReason.TOKEN_LIMIT
 
 
 class ContextLengthExhausted(AgentStopped):
-    reason = STOP_CONTEXT_LENGTH
+    reason = StopReason.CONTEXT_LENGTH
 
 
 class AgentFailed(AgentStopped):
@@ -190,11 +183,11 @@ class AgentFailed(AgentStopped):
 
 
 class InfrastructureFailed(AgentFailed):
-    reason = STOP_INFRASTRUCTURE
+    reason = StopReason.INFRASTRUCTURE
 
 
 class AgentRaised(AgentFailed):
-    reason = STOP_AGENT_EXCEPTION
+    reason = StopReason.AGENT_EXCEPTION
 
 
 Verifier = Callable[[], Verdict]
@@ -300,11 +293,11 @@ class Run:
         machine, clock = Machine(), clock or PhaseClock()
         with clock.timing("routing"):
             mode = policy.route(task, ctx.workspace)
-            offered = macros.offer(task.prompt, limits.retrieval_k) if mode == MACRO else []
-            offer = _macro_offer(task, ctx, macros, offered, limits.suggestions) if mode == MACRO else None
+            offered = macros.offer(task.prompt, limits.retrieval_k) if mode == Mode.MACRO else []
+            offer = _macro_offer(task, ctx, macros, offered, limits.suggestions) if mode == Mode.MACRO else None
             macro_tools = offer.schemas() if offer is not None else []
         machine.fire(mode)
-        tools = _micro_schemas() if mode == MICRO else [*macro_tools, MICRO_TOOLS[FINISH].schema()]
+        tools = _micro_schemas() if mode == Mode.MICRO else [*macro_tools, MICRO_TOOLS[FINISH].schema()]
         transcript = Transcript(SYSTEM_PROMPT.format(mode=mode), task.prompt, tools)
         offered_names = tuple(t["function"]["name"] for t in macro_tools)
         execution = Execution(transcript, mode, transitions=machine.log, offered=offered_names, clock=clock)
@@ -431,8 +424,8 @@ class Run:
     def _malformed(self, call: ToolCall) -> MacroOutcome:
         """A macro call whose arguments are not JSON: its ``protocol_failure``, without running it."""
         self.execution.macro_calls += 1
-        self.execution.macro_log.append(MacroLogEntry(call.name, PROTOCOL_FAILURE, 0.0))
-        return MacroOutcome(call.name, PROTOCOL_FAILURE, f"arguments are not a JSON object ({call.error})")
+        self.execution.macro_log.append(MacroLogEntry(call.name, FailureClass.PROTOCOL_FAILURE, 0.0))
+        return MacroOutcome(call.name, FailureClass.PROTOCOL_FAILURE, f"arguments are not a JSON object ({call.error})")
 
     def _macro_step(self, call: ToolCall) -> None:
         """Run a macro call (and, once, its declared fallback macro)."""
@@ -488,9 +481,9 @@ class Run:
         On recovery the note is the answer to that ``finish`` call, so the conversation stays valid
         on the wire (every tool call answered) and is billed exactly as a note would be.
         """
-        outcome = MacroOutcome("", PRECONDITION_MISMATCH, NO_MACRO_REASON)
+        outcome = MacroOutcome("", FailureClass.PRECONDITION_MISMATCH, NO_MACRO_REASON)
         self.machine.fire("no_macro_applies")
-        note = NO_MACRO_NOTE.format(failure_class=PRECONDITION_MISMATCH, reason=NO_MACRO_REASON)
+        note = NO_MACRO_NOTE.format(failure_class=FailureClass.PRECONDITION_MISMATCH, reason=NO_MACRO_REASON)
         self._decide(outcome, note, finish_id)
 
     def _decide(self, outcome: MacroOutcome, note: str, answers: str = "") -> None:

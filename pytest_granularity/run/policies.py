@@ -12,12 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
+from ..core.modes import Mode, PolicyName
 from ..core.tasks import Task
 
 if TYPE_CHECKING:  # the plugin's options import this module in every pytest run: keep it light
     from ..core.workspace import Workspace
-
-MICRO, MACRO = "micro", "macro"
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,11 @@ class Policy:
 
 
 def _always_micro(task: Task, workspace: Workspace) -> str:
-    return MICRO
+    return Mode.MICRO
 
 
 def _always_macro(task: Task, workspace: Workspace) -> str:
-    return MACRO
+    return Mode.MACRO
 
 
 def never(event: FailureEvent) -> bool:
@@ -63,7 +62,7 @@ def always(event: FailureEvent) -> bool:
 RECOVERY_OVERRIDES: dict[str, Recovery] = {"never": never, "always": always}
 
 FIXED_POLICIES: dict[str, Policy] = {
-    "micro": Policy("micro", _always_micro, never, uses_macros=False),
-    "macro": Policy("macro", _always_macro, never),
-    "hybrid": Policy("hybrid", _always_macro, always),
+    PolicyName.MICRO: Policy(PolicyName.MICRO, _always_micro, never, uses_macros=False),
+    PolicyName.MACRO: Policy(PolicyName.MACRO, _always_macro, never),
+    PolicyName.HYBRID: Policy(PolicyName.HYBRID, _always_macro, always),
 }

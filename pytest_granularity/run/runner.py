@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..agents import AgentFactory, setup_for
 from ..core.phases import PhaseClock
-from ..core.result import ERROR, FAILED, LOCAL, PASSED, PROVIDER, RunResult
+from ..core.result import Outcome, RunResult, StopReason, TokenSource
 from ..core.tasks import Task
 from ..core.tools import DEFAULT_TEST_TIMEOUT
 from ..core.workspace import Workspace, WorkspaceError
@@ -27,8 +27,6 @@ from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..process.tool_context import ToolContext
 from ..verifier.verify import verify
 from .executor import (
-    STOP_AGENT_EXCEPTION,
-    STOP_INFRASTRUCTURE,
     AgentFailed,
     Execution,
     Limits,
@@ -50,7 +48,7 @@ class RunSettings:
     workspace_parent: Path | None = None
     seed: int = 0
     max_tokens: int | None = None
-    token_source: str = PROVIDER
+    token_source: TokenSource = TokenSource.PROVIDER
     """``provider``: count the provider's usage where the agent reports it; ``local``: always cl100k."""
     sandbox: Sandbox = NO_SANDBOX
     suggestions: str = OFF
@@ -73,14 +71,14 @@ def _run(
         with clock.timing("setup"):
             workspace = Workspace.for_task(task, settings.workspace_parent, reuse=True)
     except WorkspaceError as exc:
-        return _error(task, policy, fault, STOP_INFRASTRUCTURE, str(exc))
+        return _error(task, policy, fault, StopReason.INFRASTRUCTURE, str(exc))
     try:
         with clock.timing("setup"):
             try:
                 agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
             except Exception as exc:
                 problem = f"the agent could not be built: {type(exc).__name__}: {exc}"
-                return _error(task, policy, fault, STOP_AGENT_EXCEPTION, problem)
+                return _error(task, policy, fault, StopReason.AGENT_EXCEPTION, problem)
         execution = execute(
             task,
             policy,
@@ -105,22 +103,24 @@ def _limits(task: Task, settings: RunSettings) -> Limits:
         settings.max_steps or task.max_steps,
         settings.retrieval_k,
         settings.max_tokens,
-        settings.token_source == PROVIDER,
+        settings.token_source == TokenSource.PROVIDER,
         settings.suggestions,
     )
 
 
-def judged(execution: Execution) -> tuple[str, str, str | None]:
+def judged(execution: Execution) -> tuple[Outcome, str, str | None]:
     """The run's outcome, verifier output and error: the verifier's verdict, or what the way it stopped means."""
     verdict, ending = execution.verdict, execution.ending
     if verdict is not None:
-        outcome = ERROR if verdict.infrastructure_error else PASSED if verdict.accepted else FAILED
+        outcome = (
+            Outcome.ERROR if verdict.infrastructure_error else Outcome.PASSED if verdict.accepted else Outcome.FAILED
+        )
         return outcome, verdict.output, verdict.infrastructure_error
     if isinstance(ending, AgentFailed):
-        return ERROR, "", execution.error
+        return Outcome.ERROR, "", execution.error
     if isinstance(ending, StepLimitReached):
-        return FAILED, f"stopped at the step limit ({execution.steps} steps)", None
-    return FAILED, f"stopped ({execution.stop_reason}): {execution.error}", None
+        return Outcome.FAILED, f"stopped at the step limit ({execution.steps} steps)", None
+    return Outcome.FAILED, f"stopped ({execution.stop_reason}): {execution.error}", None
 
 
 def bounded(text: str, limit: int) -> str:
@@ -141,15 +141,15 @@ def run_record(
     policy: Policy,
     fault: str,
     execution: Execution,
-    outcome: str,
+    outcome: Outcome,
     output: str,
     error: str | None,
-    token_source: str = PROVIDER,
+    token_source: TokenSource = TokenSource.PROVIDER,
 ) -> RunResult:
     """The record of a finished execution; also what the MCP server writes to its audit log for a served task."""
     transcript, changes = execution.transcript, execution.changes
     usage = transcript.provider_usage()
-    billed = usage is not None and token_source == PROVIDER
+    billed = usage is not None and token_source == TokenSource.PROVIDER
     prompt = usage.prompt if usage and billed else transcript.prompt_tokens
     completion = usage.completion if usage and billed else transcript.completion_tokens
     return RunResult(
@@ -181,7 +181,7 @@ def run_record(
         provider_prompt_tokens=usage.prompt if usage else None,
         provider_completion_tokens=usage.completion if usage else None,
         provider_cached_tokens=usage.cached if usage else None,
-        token_source=PROVIDER if billed else LOCAL,
+        token_source=TokenSource.PROVIDER if billed else TokenSource.LOCAL,
         local_tokens=transcript.tokens,
         cost=usage.cost if usage else None,
         notes=list(execution.notes),

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
-
 import tomllib
+from typing import Any
 
 from pytest_granularity import MacroContext, MacroError
 from pytest_granularity.macros.checks import syntax_problems, test_problems
