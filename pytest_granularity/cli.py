@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
+from .core.errors import GranularityError, InputError
+from .core.modes import PolicyName
 from .core.tasks import find_task_files, load_task
 from .process.sandbox import MODES as SANDBOX_MODES
 
@@ -20,20 +24,38 @@ if TYPE_CHECKING:
     from .verifier.served_verifier import ServedVerifier
 
 
+ERRORS = (GranularityError, OSError)
+"""What a command refuses with: an error of the package's own, or a file that cannot be read or written."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; any error of the package's own (or a file that cannot be read or written) is one line,
+    ``granularity COMMAND: message``, and exit status 2."""
+    args = _parser().parse_args(argv)
+    command = args.command if args.command != "tasks" else f"tasks {args.tasks_command}"
+    try:
+        return COMMANDS[command](args)
+    except ERRORS as exc:
+        print(f"granularity {command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="granularity", description=__doc__)
+    macros = argparse.ArgumentParser(add_help=False)
+    macros.add_argument(
+        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     tasks = commands.add_parser("tasks", help="work with task files").add_subparsers(
         dest="tasks_command", required=True
     )
     check = tasks.add_parser(
         "check",
+        parents=[macros],
         help="prove every task honest: verifier fails before, passes after the reference, resists cheating agents",
     )
     check.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
-    check.add_argument(
-        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
-    )
     check.add_argument(
         "--no-adversaries", action="store_true", help="skip the cheating agents (eight verifier runs per task)"
     )
@@ -65,20 +87,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     contracts.add_argument("paths", nargs="*", type=Path, help="folders of extra macros")
     listing = commands.add_parser(
-        "macros", help="list macros with status, owner, version and (from a report) audit figures"
-    )
-    listing.add_argument(
-        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
+        "macros", parents=[macros], help="list macros with status, owner, version and (from a report) audit figures"
     )
     listing.add_argument("--report", type=Path, help="a saved --granularity-report, for the audit figures")
-    mcp = commands.add_parser("export-mcp", help="print every macro as an MCP tool definition (JSON)")
-    mcp.add_argument(
-        "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
+    commands.add_parser("export-mcp", parents=[macros], help="print every macro as an MCP tool definition (JSON)")
+    _serve_arguments(
+        commands.add_parser(
+            "serve-mcp",
+            parents=[macros],
+            help="serve micro tools and contract-checked macros to an MCP client over stdio (needs the 'mcp' extra)",
+        )
     )
-    serve = commands.add_parser(
-        "serve-mcp",
-        help="serve micro tools and contract-checked macros to an MCP client over stdio (needs the 'mcp' extra)",
+    train = commands.add_parser(
+        "train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)"
     )
+    train.add_argument(
+        "--runs",
+        type=Path,
+        help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now",
+    )
+    train.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"), help="the tasks the runs are of")
+    train.add_argument("-o", "--output", type=Path, default=Path("router.json"))
+    train.add_argument(
+        "--save-runs",
+        type=Path,
+        help="where fresh runs are kept, to retrain from (default: .granularity/training-runs.jsonl beside -o)",
+    )
+    explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
+    explain.add_argument("task", type=Path, help="a task folder or task.yaml")
+    explain.add_argument("--router", type=Path, default=Path("router.json"))
+    return parser
+
+
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "path",
         nargs="?",
@@ -87,10 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the repository to work on (default: here); changed in place unless --copy",
     )
     serve.add_argument(
-        "--policy", default="heuristic", help="micro, macro, hybrid, heuristic or learned (default: heuristic)"
-    )
-    serve.add_argument(
-        "--macros", type=Path, action="append", default=[], metavar="DIR", help="a folder of extra macros"
+        "--policy",
+        default=PolicyName.HEURISTIC,
+        help=f"{', '.join(list(PolicyName)[:-1])} or {PolicyName.LEARNED} (default: {PolicyName.HEURISTIC})",
     )
     serve.add_argument(
         "--router", type=Path, default=Path("router.json"), metavar="FILE", help="the learned policy's router"
@@ -127,60 +167,57 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument(
         "--verify-timeout", type=float, default=60.0, metavar="S", help="seconds per verification (default: 60)"
     )
-    train = commands.add_parser(
-        "train", help="fit router.json from runs of the fixed policies (needs the 'train' extra)"
-    )
-    train.add_argument(
-        "--runs",
-        type=Path,
-        help="a report (.json) or run records (.jsonl) to train on; default: run the fixed policies now",
-    )
-    train.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"), help="the tasks the runs are of")
-    train.add_argument("-o", "--output", type=Path, default=Path("router.json"))
-    train.add_argument(
-        "--save-runs",
-        type=Path,
-        help="where fresh runs are kept, to retrain from (default: .granularity/training-runs.jsonl beside -o)",
-    )
-    explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
-    explain.add_argument("task", type=Path, help="a task folder or task.yaml")
-    explain.add_argument("--router", type=Path, default=Path("router.json"))
-    args = parser.parse_args(argv)
-    if args.command == "check-contracts":
-        import pytest
 
-        return int(pytest.main(["--granularity-contracts", "-p", "no:cacheprovider", *map(str, args.paths)]))
-    if args.command == "macros":
+
+def _check_contracts(args: argparse.Namespace) -> int:
+    import pytest
+
+    return int(pytest.main(["--granularity-contracts", "-p", "no:cacheprovider", *map(str, args.paths)]))
+
+
+def _with_config(run: Callable[[pytest.Config, argparse.Namespace], int], paths: str = "") -> Command:
+    """A command that needs pytest's configuration (the plugins' macros, the ini keys) for ``args.<paths>``."""
+
+    def command(args: argparse.Namespace) -> int:
         from .plugin.pytest_view import with_pytest_config
 
-        return with_pytest_config([], lambda config: _macros(config, args.macros, args.report))
-    if args.command == "export-mcp":
-        from .plugin.pytest_view import with_pytest_config
+        raised: list[Exception] = []
 
-        return with_pytest_config([], lambda config: _export_mcp(config, args.macros))
-    if args.command == "fsm":
-        from .run.executor import transition_table
+        def inside(config: pytest.Config) -> int:
+            try:
+                return run(config, args)
+            except ERRORS as exc:  # pytest would print it as an internal error: ``main`` prints it instead
+                raised.append(exc)
+                return 2
 
-        print(transition_table())
-        return 0
-    if args.command == "report":
-        return _report(args)
-    if args.command == "merge":
-        return _merge(args.reports, args.output)
-    if args.command == "train":
-        return _train(args)
-    if args.command == "serve-mcp":
-        return _serve_mcp(args)
-    if args.command == "explain":
-        return _explain(args.task, args.router)
-    if args.tasks_command == "stats":
-        return _tasks_stats(args.paths)
-    if args.jobs < 1:
-        print(f"--jobs {args.jobs}: must be at least 1", file=sys.stderr)
-        return 2
-    from .plugin.pytest_view import with_pytest_config
+        code = with_pytest_config(getattr(args, paths) if paths else [], inside)
+        if raised:
+            raise raised[0]
+        return code
 
-    return with_pytest_config(args.paths, lambda config: _tasks_check(config, args, not args.no_adversaries))
+    return command
+
+
+def _fsm(args: argparse.Namespace) -> int:
+    from .run.executor import transition_table
+
+    print(transition_table())
+    return 0
+
+
+def _task_files(paths: list[Path]) -> list[Path]:
+    files = find_task_files(paths)
+    if not files:
+        raise InputError(f"no {', '.join(map(str, paths))}/**/task.yaml found")
+    return files
+
+
+def _extra(module: str, what: str, extra: str) -> ModuleType:
+    """A module of an optional extra: a missing dependency is an error that says what to install."""
+    try:
+        return importlib.import_module(f"{__package__}.{module}")
+    except ImportError:
+        raise GranularityError(f"needs {what}: pip install 'pytest-granularity[{extra}]'") from None
 
 
 def _task_ids(root: Path) -> list[str]:
@@ -192,10 +229,10 @@ def _check_trainable(root: Path) -> None:
     so with one family it would fit a tree on nothing."""
     files = find_task_files([root])
     if not files:
-        raise ValueError(f"--tasks: no {root}/**/task.yaml found")
+        raise InputError(f"--tasks: no {root}/**/task.yaml found")
     families = sorted({load_task(path).family for path in files})
     if len(families) < 2:
-        raise ValueError(
+        raise InputError(
             f"--tasks {root}: {len(files)} task(s), all of the family {families[0]}; training holds out each family"
             " in turn, so it needs tasks of at least two families"
         )
@@ -205,7 +242,7 @@ def _check_coverage(missing: list[str], args: argparse.Namespace) -> None:
     """Refuse, before any fitting, runs that do not cover every task under ``--tasks``."""
     if missing:
         named = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        raise ValueError(
+        raise InputError(
             f"--runs {args.runs}: no micro, macro and hybrid runs without a fault for {len(missing)} of the tasks"
             f" under {args.tasks} ({named}); give the runs of every task (train without --runs makes them),"
             " or point --tasks at the tasks they cover"
@@ -213,24 +250,14 @@ def _check_coverage(missing: list[str], args: argparse.Namespace) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    try:
-        from .routing import training
-    except ImportError:
-        print("granularity train needs scikit-learn: pip install 'pytest-granularity[train]'", file=sys.stderr)
-        return 2
-    from .core.schemas import DefinitionError
-
+    training = _extra("routing.training", "scikit-learn", "train")
     if args.save_runs is None:  # beside the router it trains: -o elsewhere leaves this repository's runs alone
         args.save_runs = args.output.parent / ".granularity" / "training-runs.jsonl"
-    try:
-        _check_outputs(("-o", args.output, ()), *(() if args.runs else (("--save-runs", args.save_runs, ()),)))
-        _check_trainable(args.tasks)
-        runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
-        indexed = training.index_runs(runs)
-        _check_coverage(training.uncovered(indexed, _task_ids(args.tasks)), args)
-    except (DefinitionError, ValueError) as exc:
-        print(f"granularity train: {exc}", file=sys.stderr)
-        return 2
+    _check_outputs(("-o", args.output, ()), *(() if args.runs else (("--save-runs", args.save_runs, ()),)))
+    _check_trainable(args.tasks)
+    runs = training.read_runs(args.runs) if args.runs else training.fresh_runs(args.tasks)
+    indexed = training.index_runs(runs)
+    _check_coverage(training.uncovered(indexed, _task_ids(args.tasks)), args)
     if not args.runs:
         training.write_runs(args.save_runs, runs)
         print(f"runs kept in {args.save_runs}")
@@ -258,72 +285,45 @@ def _check_outputs(*outputs: tuple[str, Path | None, tuple[str, ...]]) -> None:
     for option, path, suffixes in outputs:
         problem = output_problem(path, [path.with_suffix(s) for s in suffixes]) if path is not None else None
         if problem:
-            raise ValueError(f"{option}: {problem}")
+            raise InputError(f"{option}: {problem}")
 
 
-def _explain(path: Path, router_path: Path) -> int:
-    from .core.tasks import TaskError
+def _explain(args: argparse.Namespace) -> int:
     from .routing.explain import explain_task
-    from .routing.routers import RouterError
 
-    try:
-        text = explain_task(path, router_path)
-    except (TaskError, RouterError) as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    print(text)
+    print(explain_task(args.task, args.router))
     return 0
 
 
 def _serve_mcp(args: argparse.Namespace) -> int:
-    try:
-        from .mcp.server import serve_stdio
-    except ImportError:
-        print("granularity serve-mcp needs the MCP SDK: pip install 'pytest-granularity[mcp]'", file=sys.stderr)
-        return 2
+    serve_stdio = _extra("mcp.server", "the MCP SDK", "mcp").serve_stdio
     from contextlib import ExitStack
 
     from .core.audit import AuditLog
-    from .core.modes import PolicyName
-    from .core.schemas import DefinitionError
     from .core.workspace import WorkspaceError
     from .macros import MacroRegistry
     from .mcp.tool_session import ServeSettings, ToolSession, default_audit_path, new_session_id, served_root
-    from .process.sandbox import SandboxUnavailable, select
+    from .process.sandbox import select
     from .routing.routers import Router, policy_named
 
     source = args.path.resolve()
     session_id = new_session_id()
     audit_path = (args.audit or default_audit_path(session_id)).resolve()
-    try:
-        if not source.is_dir():
-            raise ValueError(f"PATH {args.path}: not a directory")
-        _check_serve_numbers(args, audit_path)
-        macros = MacroRegistry.load(args.macros)
-        policy = policy_named(args.policy, args.router, macros)
-        router = Router.load(args.router) if args.policy == PolicyName.LEARNED else None
-        sandbox = select(args.sandbox, "--sandbox")
-    except (ValueError, DefinitionError, SandboxUnavailable) as exc:
-        print(f"granularity serve-mcp: {exc}", file=sys.stderr)
-        return 2
+    if not source.is_dir():
+        raise InputError(f"PATH {args.path}: not a directory")
+    _check_serve_numbers(args, audit_path)
+    macros = MacroRegistry.load(args.macros)
+    policy = policy_named(args.policy, args.router, macros)
+    router = Router.load(args.router) if args.policy == PolicyName.LEARNED else None
+    sandbox = select(args.sandbox, "--sandbox")
     with ExitStack() as stack:
-        try:
-            verifier = _served_verifier(args, source, stack)
-        except ValueError as exc:
-            print(f"granularity serve-mcp: {exc}", file=sys.stderr)
-            return 2
+        verifier = _served_verifier(args, source, stack)
         try:
             root = stack.enter_context(served_root(source, args.copy))
         except WorkspaceError as exc:
-            print(f"granularity serve-mcp: --copy: {exc}", file=sys.stderr)
-            return 2
+            raise InputError(f"--copy: {exc}") from None
         if root == audit_path or root in audit_path.parents:
-            print(
-                f"granularity serve-mcp: --audit {audit_path} is inside the served workspace;"
-                " its lines would count as changes",
-                file=sys.stderr,
-            )
-            return 2
+            raise InputError(f"--audit {audit_path} is inside the served workspace; its lines would count as changes")
         where = f"a copy of {source} at {root}" if args.copy else f"{root} in place"
         audit = AuditLog(
             audit_path,
@@ -352,11 +352,11 @@ def _serve_mcp(args: argparse.Namespace) -> int:
 def _check_serve_numbers(args: argparse.Namespace, audit_path: Path) -> None:
     """``ValueError`` naming the option: a step limit or timeout that is not positive, an audit log that is a folder."""
     if args.max_steps < 1:
-        raise ValueError(f"--max-steps {args.max_steps}: must be at least 1 (a task needs a call to finish)")
+        raise InputError(f"--max-steps {args.max_steps}: must be at least 1 (a task needs a call to finish)")
     if not args.verify_timeout > 0:
-        raise ValueError(f"--verify-timeout {args.verify_timeout:g}: must be more than 0 seconds")
+        raise InputError(f"--verify-timeout {args.verify_timeout:g}: must be more than 0 seconds")
     if audit_path.is_dir():
-        raise ValueError(f"--audit {audit_path}: is a folder; name the log file (JSONL) to append to")
+        raise InputError(f"--audit {audit_path}: is a folder; name the log file (JSONL) to append to")
     _check_outputs(("--audit", audit_path, ()))
 
 
@@ -374,19 +374,14 @@ def _served_verifier(args: argparse.Namespace, source: Path, stack: ExitStack) -
     return held_tests(source, args.verify_tests, folder, args.verify_timeout)
 
 
-def _macros(config: pytest.Config, folders: list[Path], report: Path | None) -> int:
-    from .core.schemas import DefinitionError
+def _macros(config: pytest.Config, args: argparse.Namespace) -> int:
     from .gate.metrics import macro_audit
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
     from .report.render import read_records, render
 
-    try:
-        registry = MacroRegistry.load(macro_roots(config, folders))
-        audits = {a.macro: a for a in macro_audit(read_records(report))} if report else {}
-    except (DefinitionError, OSError, ValueError) as exc:
-        print(f"granularity macros: {exc}", file=sys.stderr)
-        return 2
+    registry = MacroRegistry.load(macro_roots(config, args.macros))
+    audits = {a.macro: a for a in macro_audit(read_records(args.report))} if args.report else {}
     rows = []
     for macro in registry:
         reason = registry.unavailable(macro.name)
@@ -415,19 +410,14 @@ def _macros(config: pytest.Config, folders: list[Path], report: Path | None) -> 
     return 0
 
 
-def _export_mcp(config: pytest.Config, folders: list[Path]) -> int:
+def _export_mcp(config: pytest.Config, args: argparse.Namespace) -> int:
     import json
 
-    from .core.schemas import DefinitionError
     from .macros import MacroRegistry
     from .mcp.export import macro_tool, mcp_problems
     from .plugin.extensions import macro_roots
 
-    try:
-        tools = [macro_tool(m) for m in MacroRegistry.load(macro_roots(config, folders))]
-    except DefinitionError as exc:
-        print(f"bad macro definition: {exc}", file=sys.stderr)
-        return 2
+    tools = [macro_tool(m) for m in MacroRegistry.load(macro_roots(config, args.macros))]
     problems = [f"{t['name']}: {p}" for t in tools for p in mcp_problems(t)]
     if problems:
         print("\n".join(problems), file=sys.stderr)
@@ -436,20 +426,12 @@ def _export_mcp(config: pytest.Config, folders: list[Path]) -> int:
     return 0
 
 
-def _tasks_stats(paths: list[Path]) -> int:
+def _tasks_stats(args: argparse.Namespace) -> int:
     from collections import Counter
 
-    from .core.tasks import FAMILIES, TaskError, load_task
+    from .core.tasks import FAMILIES
 
-    files = find_task_files(paths)
-    if not files:
-        print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
-        return 2
-    try:
-        tasks = [load_task(p) for p in files]
-    except TaskError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    tasks = [load_task(p) for p in _task_files(args.paths)]
     fits = ("exact", "precondition", "validation", "none")
     print("| family | tasks | " + " | ".join(f"fit: {f}" for f in fits) + " | with faults | macros |")
     print("|---" * (len(fits) + 4) + "|")
@@ -470,77 +452,61 @@ def _tasks_stats(paths: list[Path]) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .core.schemas import DefinitionError, read_text
+    from .core.schemas import read_text
     from .gate.metrics import epoch_summaries, summarize
     from .report.plot import write_plot
     from .report.render import read_records, render_report, update_markdown
 
-    try:
-        _check_outputs(("--plot", args.plot, (".txt",)), ("--html", args.html, ()))
-        if args.update is not None:
-            read_text(args.update)  # the file to update must exist and be text, before any work
-        records = read_records(args.path)
-        if args.update is not None:
-            update_markdown(args.update, summarize(records))
-        if args.plot is not None:
-            print(f"plot: {write_plot(args.plot, summarize(records), epoch_summaries(records))}", file=sys.stderr)
-        if args.html is not None:
-            from .report.html import write_html
+    _check_outputs(("--plot", args.plot, (".txt",)), ("--html", args.html, ()))
+    if args.update is not None:
+        read_text(args.update)  # the file to update must exist and be text, before any work
+    records = read_records(args.path)
+    if args.update is not None:
+        update_markdown(args.update, summarize(records))
+    if args.plot is not None:
+        print(f"plot: {write_plot(args.plot, summarize(records), epoch_summaries(records))}", file=sys.stderr)
+    if args.html is not None:
+        from .report.html import write_html
 
-            print(f"html: {write_html(args.html, records)}", file=sys.stderr)
-    except (DefinitionError, OSError, ValueError) as exc:
-        print(f"granularity report: {exc}", file=sys.stderr)
-        return 2
+        print(f"html: {write_html(args.html, records)}", file=sys.stderr)
     print(render_report(records, markdown=args.markdown, verbose=args.verbose))
     return 0
 
 
-def _merge(reports: list[Path], output: Path) -> int:
-    from .core.schemas import DefinitionError
+def _merge(args: argparse.Namespace) -> int:
     from .report.render import merged_records, write_report
 
-    try:
-        _check_outputs(("-o", output, (".jsonl",)))
-        records = merged_records(reports)
-    except (DefinitionError, OSError, ValueError) as exc:
-        print(f"granularity merge: {exc}", file=sys.stderr)
-        return 2
-    summary, runs = write_report(output, records)
-    print(f"merged {len(records)} runs from {len(reports)} reports into {summary} and {runs}")
+    _check_outputs(("-o", args.output, (".jsonl",)))
+    records = merged_records(args.reports)
+    summary, runs = write_report(args.output, records)
+    print(f"merged {len(records)} runs from {len(args.reports)} reports into {summary} and {runs}")
     return 0
 
 
-def _tasks_check(config: pytest.Config, args: argparse.Namespace, adversaries: bool) -> int:
+def _tasks_check(config: pytest.Config, args: argparse.Namespace) -> int:
     import pytest
 
-    from .core.schemas import DefinitionError
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
     from .plugin.settings import sandbox_of
     from .process import interrupts
-    from .process.sandbox import SandboxUnavailable, select
+    from .process.sandbox import select
     from .run.taskcheck import check_task_files
 
-    paths, jobs = args.paths, args.jobs
+    if args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: must be at least 1")
     interrupts.install()
-    try:
-        macros = MacroRegistry.load(macro_roots(config, args.macros))
-    except DefinitionError as exc:
-        print(f"bad macro definition: {exc}", file=sys.stderr)
-        return 2
+    macros = MacroRegistry.load(macro_roots(config, args.macros))
     try:
         sandbox = sandbox_of(config) if args.sandbox is None else select(args.sandbox, "--sandbox")
-    except (pytest.UsageError, SandboxUnavailable) as exc:
-        print(f"granularity tasks check: {exc}", file=sys.stderr)
-        return 2
+    except pytest.UsageError as exc:
+        raise InputError(str(exc)) from None
     print(f"granularity tasks check: {sandbox.describe()}", file=sys.stderr)
-    files = find_task_files(paths)
-    if not files:
-        print(f"no {', '.join(map(str, paths))}/**/task.yaml found", file=sys.stderr)
-        return 2
+    files = _task_files(args.paths)
     failed = done = 0
+    adversaries = not args.no_adversaries
     try:
-        for path, result in zip(files, check_task_files(files, macros, adversaries, jobs, sandbox)):
+        for path, result in zip(files, check_task_files(files, macros, adversaries, args.jobs, sandbox)):
             done += 1
             status = "ok" if result.ok else "FAILED"
             print(f"[{done}/{len(files)}] {status} {path.parent.name}", flush=True)
@@ -552,6 +518,23 @@ def _tasks_check(config: pytest.Config, args: argparse.Namespace, adversaries: b
         return 130
     print(f"{len(files) - failed} of {len(files)} tasks pass every check")
     return 1 if failed else 0
+
+
+Command = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, Command] = {
+    "tasks check": _with_config(_tasks_check, "paths"),
+    "tasks stats": _tasks_stats,
+    "report": _report,
+    "merge": _merge,
+    "fsm": _fsm,
+    "check-contracts": _check_contracts,
+    "macros": _with_config(_macros),
+    "export-mcp": _with_config(_export_mcp),
+    "serve-mcp": _serve_mcp,
+    "train": _train,
+    "explain": _explain,
+}
+"""Each subcommand (``tasks`` ones as ``tasks NAME``) and what runs it: what ``main`` dispatches on."""
 
 
 if __name__ == "__main__":

@@ -611,4 +611,4 @@ def test_tasks_check_refuses_no_workers(fix_add, capsys):
     from pytest_granularity.cli import main
 
     assert main(["tasks", "check", "--jobs", "0", str(fix_add.path.parent)]) == 2
-    assert capsys.readouterr().err == "--jobs 0: must be at least 1\n"
+    assert capsys.readouterr().err == "granularity tasks check: --jobs 0: must be at least 1\n"

@@ -162,4 +162,13 @@ def test_a_copy_leaves_out_a_virtual_environment_with_its_absolute_links(repo):
 
 def test_tasks_stats_on_a_folder_without_tasks_is_an_error(tmp_path, capsys):
     ended = cli(["tasks", "stats", str(tmp_path)], capsys)
-    assert_refused(ended, f"no {tmp_path}/**/task.yaml found")
+    assert_refused(ended, f"granularity tasks stats: no {tmp_path}/**/task.yaml found")
+
+
+def test_every_command_prints_an_error_the_same_way(tmp_path, capsys):
+    """One handler: ``granularity COMMAND: message`` and exit 2, whichever command refused."""
+    missing = tmp_path / "missing"
+    assert_refused(cli(["explain", str(missing)], capsys), f"granularity explain: {missing}*")
+    assert_refused(
+        cli(["tasks", "check", str(tmp_path), "--jobs", "0"], capsys), "granularity tasks check: --jobs 0: *"
+    )

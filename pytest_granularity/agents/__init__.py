@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..core.errors import GranularityError
 from ..core.tasks import Task
 from ..core.transcript import Message, Reply, ToolCall
 
@@ -69,7 +70,7 @@ def setup_for(factory: AgentFactory, task: Task, initial: Mapping[str, bytes], s
     return AgentSetup(view, seed, oracle)
 
 
-class AgentError(Exception):
+class AgentError(GranularityError):
     """An agent could not produce its next call."""
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..core.errors import GranularityError
 from ..core.transcript import Usage
 from . import InfrastructureError
 from .model_cache import ModelCache, request_key
@@ -92,7 +93,7 @@ class _Meter:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class _UpstreamAnswer(Exception):
+class _UpstreamAnswer(GranularityError):
     """A reply that is not a success: passed to the host, never recorded."""
 
     def __init__(self, status: int, content_type: str, body: str) -> None:

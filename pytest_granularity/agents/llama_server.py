@@ -35,13 +35,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
+from ..core.errors import GranularityError
 from .server_settings import CHAT_FORMAT, ServerSettings
 
 _MESSAGE_BRANCH = "message:"
 """What the chat handler's automatic mode generates first when the model answers in prose."""
 
 
-class Abandoned(Exception):
+class Abandoned(GranularityError):
     """A generation stopped by the guard: ``reason`` is ``length``, ``deadline`` or ``disconnected``."""
 
     def __init__(self, reason: str) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import GranularityError
 from ..process import interrupts
 from . import InfrastructureError
 from .openai_client import Endpoint, OpenAISender
@@ -57,7 +58,7 @@ BUNDLED = {
 DEFAULT_MODEL = "smollm2"
 
 
-class ModelFileError(Exception):
+class ModelFileError(GranularityError):
     """The model named cannot be served: not installed, missing, or not a GGUF file."""
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .errors import InputError
 from .input_files import read_bounded
 from .result import RunResult
 
@@ -62,12 +63,12 @@ def audit_records(path: Path) -> list[RunResult]:
         try:
             event = json.loads(line)
         except ValueError as exc:
-            raise ValueError(f"{path}:{number}: not a JSON line: {exc}") from None
+            raise InputError(f"{path}:{number}: not a JSON line: {exc}") from None
         if event.get("event") == "session" and event.get("version") != AUDIT_VERSION:
-            raise ValueError(f"{path}:{number}: field 'version': {event.get('version')!r} is not {AUDIT_VERSION}")
+            raise InputError(f"{path}:{number}: field 'version': {event.get('version')!r} is not {AUDIT_VERSION}")
         if event.get("event") == RUN_EVENT:
             try:
                 records.append(RunResult.from_dict(event["record"]))
             except (KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{number}: field 'record': not a run record ({exc})") from None
+                raise InputError(f"{path}:{number}: field 'record': not a run record ({exc})") from None
     return records

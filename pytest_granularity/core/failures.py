@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .errors import GranularityError
+
 
 class FailureClass(StrEnum):
     """A ``StrEnum`` so records, reports and ``router.json`` keep the plain names while the code spells each once."""
@@ -41,5 +43,5 @@ FAULTS = (Fault.EARLY, Fault.LATE)
 """The points a fault can be injected at: before a macro's first write, and after its work."""
 
 
-class InjectedFault(RuntimeError):
+class InjectedFault(GranularityError, RuntimeError):
     """Raised by a fault hook at a macro's early or late point (see ``hookspecs``)."""

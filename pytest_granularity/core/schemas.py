@@ -12,13 +12,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .errors import GranularityError
 from .input_files import read_bounded
 
 MAX_SHOWN = 80
 """Characters of an input value an error quotes at most: an error never repeats a large input."""
 
 
-class DefinitionError(Exception):
+class DefinitionError(GranularityError):
     """An input file that cannot be used, with the file, the line (JSONL) and the field to blame."""
 
     def __init__(self, path: Path, field_name: str, message: str, line: int | None = None) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import regex
 
+from .errors import GranularityError
 from .schemas import first_error
 from .workspace import PathEscape, Workspace, shown_path
 
@@ -28,7 +29,7 @@ FINISH = "finish"
 RUN_TESTS = "run_tests"
 
 
-class ToolError(Exception):
+class ToolError(GranularityError):
     """A refusal the agent is told about, as the tool's observation."""
 
 

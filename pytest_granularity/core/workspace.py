@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from .errors import GranularityError
 from .folder_sync import sync
 from .run_folders import track_folder, untrack_folder
 from .tasks import TASK_FILE, Task
@@ -60,13 +61,13 @@ PROTECTED_SUFFIXES = (*IGNORED_SUFFIXES, ".pth")
 VENV_MARKER = "pyvenv.cfg"
 
 
-class PathEscape(ValueError):
+class PathEscape(GranularityError, ValueError):
     """A path a tool may not use: one that would leave the workspace (absolute, through ``..`` or through a
     symlink), one the file system cannot take (a NUL byte, too long), or one inside what is not part of the
     workspace (version control metadata, caches, environments), which no diff would show."""
 
 
-class WorkspaceError(RuntimeError):
+class WorkspaceError(GranularityError, RuntimeError):
     """The workspace could not be built (missing fixture, bad git ref): an infrastructure error."""
 
 

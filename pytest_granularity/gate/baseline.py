@@ -24,6 +24,7 @@ from statistics import fmean
 
 from ..core import __version__
 from ..core.environment import Environment, current_environment, environment_note
+from ..core.errors import GranularityError, InputError
 from ..core.input_files import read_bounded
 from ..core.result import RunResult
 from ..core.schemas import DefinitionError, first_error, packaged_schema, parse_json
@@ -34,7 +35,7 @@ DEFAULT_BASELINE = Path(".granularity/baseline.json")
 GIT_PREFIX = "git:"
 
 
-class BaselineError(ValueError):
+class BaselineError(GranularityError, ValueError):
     """A baseline that was asked for but cannot be used."""
 
 
@@ -168,9 +169,9 @@ def parse_fraction(value: str, name: str) -> float:
     try:
         number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        raise ValueError(f"{name}: '{value}' is not a number or a percentage (for example 5%)") from None
+        raise InputError(f"{name}: '{value}' is not a number or a percentage (for example 5%)") from None
     if number < 0:
-        raise ValueError(f"{name}: '{value}' must not be negative")
+        raise InputError(f"{name}: '{value}' must not be negative")
     return number
 
 

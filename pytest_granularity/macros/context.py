@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import GranularityError
 from ..core.tools import check_test_paths
 from ..core.workspace import PathEscape, Workspace
 from ..process.pytest_process import PytestRun, run_pytest
 from ..process.sandbox import NO_SANDBOX, Sandbox
 
 
-class MacroError(Exception):
+class MacroError(GranularityError):
     """Raised by a macro that finds, while acting, that it cannot finish the job."""
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..core.errors import GranularityError
 from ..core.failures import FailureClass, Fault, InjectedFault
 from ..core.schemas import first_error
 from ..core.workspace import Changes, compare
@@ -138,11 +139,11 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     return outcome(None, summary)
 
 
-class MacroTimeout(Exception):
+class MacroTimeout(GranularityError):
     """The macro ran past its contract's ``timeout_seconds`` and was stopped."""
 
 
-class OutsideWrite(Exception):
+class OutsideWrite(GranularityError):
     """The macro tried to write outside its workspace and the sandbox refused (the path is evidence)."""
 
     def __init__(self, path: str) -> None:
@@ -150,7 +151,7 @@ class OutsideWrite(Exception):
         self.path = path
 
 
-class PartFailed(Exception):
+class PartFailed(GranularityError):
     """A macro's preconditions or validation raised, hung, died or wrote outside: ``reason`` says which."""
 
     def __init__(self, reason: str, cause: BaseException | None = None) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ..core.errors import GranularityError
 from ..core.failures import FAULTS, Fault, InjectedFault
 from ..core.result import Outcome, RunIdentity, RunResult
 from ..core.tasks import Task, TaskError, load_task
@@ -80,7 +81,7 @@ def in_shard(items: list[pytest.Item], shard: tuple[int, int]) -> list[pytest.It
     return [item for item in items if not isinstance(item, TaskItem) or item.task.id in chosen]
 
 
-class RunFailed(Exception):
+class RunFailed(GranularityError):
     """The verifier did not accept the run (or the run could not be made), or it regressed."""
 
     def __init__(self, result: RunResult, regression: str | None = None) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ..core.errors import GranularityError
 from .fork_server import Servers
 
 MODES = ("auto", "bwrap", "none")
@@ -38,7 +39,7 @@ ISOLATION = (
 no capabilities (as root, bwrap would otherwise keep them, and with them a way to remount)."""
 
 
-class SandboxUnavailable(Exception):
+class SandboxUnavailable(GranularityError):
     """``bwrap`` was asked for and bubblewrap cannot run here; the message names the option, says why and
     what else to choose."""
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import __version__
 from ..core.audit import audit_records, is_audit_log
+from ..core.errors import InputError
 from ..core.output_files import write_text
 from ..core.phases import PHASES, TESTS
 from ..core.result import RunResult, TokenSource
@@ -405,7 +406,7 @@ def merged_records(paths: Sequence[Path]) -> list[RunResult]:
 
     Only the shards of one session merge: a run in two reports would count twice in every
     summary, and reports of different epochs or releases would be paired as if comparable, so
-    each is an error (``ValueError``, as for a report that cannot be read).
+    each is an error (``InputError``, as for a report that cannot be read).
     """
     by_path = {path: read_records(path) for path in paths}
     _check_one_session(by_path)
@@ -413,7 +414,7 @@ def merged_records(paths: Sequence[Path]) -> list[RunResult]:
     counts = Counter(record.run_key for record in records)
     duplicated = sorted(key for key, count in counts.items() if count > 1)
     if duplicated:
-        raise ValueError(f"runs appear in more than one report: {duplicated[:5]}")
+        raise InputError(f"runs appear in more than one report: {duplicated[:5]}")
     return records
 
 
@@ -430,14 +431,14 @@ def _check_one_session(by_path: dict[Path, list[RunResult]]) -> None:
     for path in rest:
         generator = _generator(path)
         if generator != first_generator:
-            raise ValueError(
+            raise InputError(
                 f"{path.with_suffix('.json')} was written by {generator}, "
                 f"{first.with_suffix('.json')} by {first_generator}: {ONE_SESSION}"
             )
     held = [(path, sorted({r.epoch for r in by_path[path]})) for path in reports if by_path[path]]
     for path, epochs in held[1:]:
         if epochs != held[0][1]:
-            raise ValueError(
+            raise InputError(
                 f"{path.with_suffix('.jsonl')} holds {_epochs(epochs)} but "
                 f"{held[0][0].with_suffix('.jsonl')} holds {_epochs(held[0][1])}: {ONE_SESSION}"
             )
@@ -455,6 +456,6 @@ def update_markdown(path: Path, summaries: Sequence[Summary]) -> None:
     """Replace the table between the ``granularity:table`` markers in a markdown file."""
     text = read_text(path)
     if MARK_START not in text or MARK_END not in text:
-        raise ValueError(f"{path}: no '{MARK_START}' ... '{MARK_END}' block to replace")
+        raise InputError(f"{path}: no '{MARK_START}' ... '{MARK_END}' block to replace")
     block = f"{MARK_START}\n{render_markdown(summaries)}\n{MARK_END}"
     path.write_text(re.sub(re.escape(MARK_START) + ".*?" + re.escape(MARK_END), lambda _: block, text, flags=re.S))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import GranularityError, InputError
 from ..core.failures import FAILURE_CLASSES
 from ..core.modes import Mode, PolicyName
 from ..core.schemas import DefinitionError, read_json
@@ -29,7 +30,7 @@ RECOVERY_FEATURES = (*FAILURE_CLASSES, "side_effects", "validation_failed", "cha
 DEGRADE, STOP = "degrade", "stop"
 
 
-class RouterError(ValueError):
+class RouterError(GranularityError, ValueError):
     """A router file that cannot be used."""
 
 
@@ -173,4 +174,4 @@ def policy_named(name: str, router_path: Path, macros: MacroRegistry) -> Policy:
         return heuristic_policy()
     if name == PolicyName.LEARNED:
         return learned_policy(Router.load(router_path), macros)
-    raise ValueError(f"unknown policy {name!r}; choose from {', '.join(PolicyName)}")
+    raise InputError(f"unknown policy {name!r}; choose from {', '.join(PolicyName)}")

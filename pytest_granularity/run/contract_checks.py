@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import GranularityError
 from ..core.failures import FAILURE_CLASSES, FAULTS, FailureClass, Fault, InjectedFault
 from ..core.modes import PolicyName
 from ..core.run_folders import track_folder, untrack_folder
@@ -54,11 +55,11 @@ TIMEOUT_PROBE_SECONDS = 0.5
 STALL_MARKER = ".granularity-stalled"
 
 
-class CheckFailed(Exception):
+class CheckFailed(GranularityError):
     """The macro breaks its contract; the message is the evidence."""
 
 
-class CheckSkipped(Exception):
+class CheckSkipped(GranularityError):
     """The check cannot run because an earlier check failed; the message names it."""
 
 

@@ -31,6 +31,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from ..agents import Agent, ContextLengthExceeded, InfrastructureError, as_reply
+from ..core.errors import GranularityError
 from ..core.failures import FailureClass
 from ..core.modes import Mode
 from ..core.phases import PhaseClock
@@ -119,7 +120,7 @@ class Machine:
         self.state = target
 
 
-class RunEnded(Exception):
+class RunEnded(GranularityError):
     """How a run ended. Raised where it ends, caught once by its ``Run`` and recorded in its ``Execution``.
 
     ``reason`` is the ``stop_reason`` a run record carries; ``event`` is the machine's event for

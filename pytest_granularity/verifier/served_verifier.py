@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..core.errors import InputError
 from ..core.tasks import DEFAULT_VERIFIER_TIMEOUT, Task
 from ..core.workspace import Workspace, overlay
 from ..process.pytest_process import OUTPUT_TAIL_LINES, run_process
@@ -50,15 +51,15 @@ class ServedVerifier:
 def held_tests(source: Path, selection: Sequence[str], into: Path, timeout: float) -> ServedVerifier:
     """Copy each selected test file or folder of ``source`` (relative paths) into ``into``, keeping its path.
 
-    Raises ``ValueError`` naming the option and the path when one is absolute, leaves ``source`` or is missing.
+    Raises ``InputError`` naming the option and the path when one is absolute, leaves ``source`` or is missing.
     """
     for value in selection:
         pure = PurePosixPath(value)
         target = (source / value).resolve()
         if pure.is_absolute() or ".." in pure.parts or not target.is_relative_to(source):
-            raise ValueError(f"--verify-tests {value}: must be a path inside the repository, relative to it")
+            raise InputError(f"--verify-tests {value}: must be a path inside the repository, relative to it")
         if not target.exists():
-            raise ValueError(f"--verify-tests {value}: no such file or folder in {source}")
+            raise InputError(f"--verify-tests {value}: no such file or folder in {source}")
         if target.is_dir():
             overlay(into / pure, target)
         else:
@@ -68,13 +69,13 @@ def held_tests(source: Path, selection: Sequence[str], into: Path, timeout: floa
 
 
 def command_verifier(command: str, timeout: float) -> ServedVerifier:
-    """A command line (split as a shell would, never run by one); ``ValueError`` when it is empty or unbalanced."""
+    """A command line (split as a shell would, never run by one); ``InputError`` when it is empty or unbalanced."""
     try:
         argv = tuple(shlex.split(command))
     except ValueError as exc:
-        raise ValueError(f"--verify-command {command!r}: {exc}") from None
+        raise InputError(f"--verify-command {command!r}: {exc}") from None
     if not argv:
-        raise ValueError("--verify-command: the command is empty")
+        raise InputError("--verify-command: the command is empty")
     return ServedVerifier(f"command {shlex.join(argv)}", command=argv, timeout=timeout)
 
 
