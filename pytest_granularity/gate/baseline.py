@@ -23,6 +23,7 @@ from pathlib import Path
 from statistics import fmean
 
 from ..core import __version__
+from ..core.defaults import ALPHA, MAX_SUCCESS_DROP, MAX_TOKEN_INCREASE, TEST_TOKEN_TOLERANCE
 from ..core.environment import Environment, current_environment, environment_note
 from ..core.errors import GranularityError, InputError
 from ..core.input_files import read_bounded
@@ -177,10 +178,10 @@ def parse_fraction(value: str, name: str) -> float:
 
 @dataclass(frozen=True)
 class Thresholds:
-    test_token_tolerance: float = 0.10
-    max_token_increase: float = 0.05
-    max_success_drop: float = 0.0
-    alpha: float = 0.05
+    test_token_tolerance: float = TEST_TOKEN_TOLERANCE
+    max_token_increase: float = MAX_TOKEN_INCREASE
+    max_success_drop: float = MAX_SUCCESS_DROP
+    alpha: float = ALPHA
 
 
 def run_regression(entry: Entry | None, result: RunResult, thresholds: Thresholds) -> str | None:

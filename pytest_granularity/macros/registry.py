@@ -27,12 +27,11 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any
 
+from ..core.defaults import DEFAULT_BREAKER, DEFAULT_TOP_K
 from ..core.failures import FailureClass
 from ..core.schemas import DefinitionError
 from .contract import BUILTIN_FOLDER, CONTRACT_FILE, Macro, load_macro
 
-DEFAULT_BREAKER = 5
-DEFAULT_TOP_K = 5
 MALFUNCTIONS = (FailureClass.EXECUTOR_EXCEPTION, FailureClass.PARTIAL_SIDE_EFFECT)
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.audit import RUN_EVENT, AuditLog
+from ..core.defaults import DEFAULT_TOP_K
 from ..core.failures import Fault
 from ..core.result import Outcome, StopReason
 from ..core.schemas import first_error
@@ -35,7 +36,6 @@ from ..core.tools import DEFAULT_TEST_TIMEOUT, MICRO_TOOLS
 from ..core.transcript import ToolCall
 from ..core.workspace import Workspace, overlay
 from ..macros import Macro, MacroRegistry
-from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
 from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..process.tool_context import ToolContext

@@ -20,9 +20,8 @@ from ..agents import AgentFactory
 from ..core.modes import PolicyName
 from ..core.schemas import DefinitionError
 from ..macros import MacroRegistry
-from ..macros.registry import DEFAULT_BREAKER
 from ..run.policies import RECOVERY_OVERRIDES, Policy
-from .option_values import int_setting
+from .options import named, setting, whole_number
 
 T = TypeVar("T")
 
@@ -62,7 +61,7 @@ def macro_roots(config: pytest.Config, folders: Sequence[Path] = ()) -> list[Pat
 
 def macro_registry(config: pytest.Config) -> MacroRegistry:
     """The built-in macros and those of :func:`macro_roots`, with the session's circuit breaker."""
-    breaker = int_setting(config, "--granularity-breaker", "granularity_breaker", DEFAULT_BREAKER)
+    breaker = whole_number(config, "breaker")
     try:
         return MacroRegistry.load(macro_roots(config), breaker=breaker)
     except DefinitionError as exc:
@@ -90,7 +89,7 @@ def agents(config: pytest.Config) -> dict[str, AgentFactory]:
 def agent_factory(config: pytest.Config) -> AgentFactory:
     """The factory ``--granularity-agent`` (or the ini key) names, among :func:`agents`."""
     known = agents(config)
-    name = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    name = setting(config, named("agent"))
     if name not in known:
         raise pytest.UsageError(f"--granularity-agent: unknown agent '{name}'; known: {', '.join(sorted(known))}")
     return known[name]

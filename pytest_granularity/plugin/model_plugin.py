@@ -43,6 +43,7 @@ from ..agents.openai_client import Endpoint, OpenAISender
 from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
 from ..core.input_files import special_kind
 from ..core.result import TokenSource
+from .options import Option, add_options, named, setting
 
 AGENT_NAME = "openai"
 LOCAL_AGENT = "local"
@@ -54,83 +55,143 @@ TOOL_CHOICES = ("auto", "required", "none")
 SWITCH = ("on", "off")
 HOST_PREFIX = "host:"
 
-_OPTIONS: tuple[tuple[str, str, str], ...] = (
-    (
+MODEL = ("granularity-model", "real-model agents (pytest-granularity)")
+MODEL_OPTIONS: tuple[Option, ...] = (
+    Option(
         "model",
-        "NAME",
         "model name sent to the server (required with --granularity-agent=openai); with --granularity-agent=local, "
         f"a bundled model's name or a GGUF file (default {DEFAULT_MODEL})",
+        metavar="NAME",
+        group=MODEL,
     ),
-    (
+    Option(
         "base-url",
-        "URL",
         "OpenAI-compatible endpoint, for example http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI)",
+        metavar="URL",
+        group=MODEL,
     ),
-    (
+    Option(
         "api-key-env",
-        "VAR",
         "environment variable holding the API key (default OPENAI_API_KEY; unset is fine for local servers)",
+        metavar="VAR",
+        group=MODEL,
     ),
-    ("temperature", "X", "sampling temperature (default: the server's)"),
-    (
+    Option(
+        "temperature",
+        "sampling temperature (default: the server's)",
+        metavar="X",
+        group=MODEL,
+    ),
+    Option(
         "max-completion-tokens",
-        "N",
         f"max_completion_tokens per model call (default: the server's; {LOCAL_MAX_COMPLETION_TOKENS} with "
         "the local agent)",
+        metavar="N",
+        group=MODEL,
     ),
-    (
+    Option(
         "tool-choice",
-        "|".join(TOOL_CHOICES),
         "the request's tool_choice (default: not sent, which the API reads as auto when tools are offered)",
+        metavar="|".join(TOOL_CHOICES),
+        group=MODEL,
     ),
-    (
+    Option(
         "strict-tools",
-        "|".join(SWITCH),
         "send each tool as a strict function (OpenAI structured outputs: every call parses and matches "
         "its schema) where its schema has a strict form (default off)",
+        metavar="|".join(SWITCH),
+        group=MODEL,
     ),
-    ("request-timeout", "SECONDS", f"timeout of one request (default {DEFAULT_TIMEOUT:g})"),
-    (
+    Option(
+        "request-timeout",
+        f"timeout of one request (default {DEFAULT_TIMEOUT:g})",
+        metavar="SECONDS",
+        group=MODEL,
+    ),
+    Option(
         "model-retries",
-        "N",
         f"retries on 408/409/429/5xx and connection errors, honouring Retry-After (default {DEFAULT_RETRIES})",
+        metavar="N",
+        group=MODEL,
     ),
-    ("max-tokens-per-run", "N", "stop a run that spends more tokens than this, as failed"),
-    (
+    Option(
+        "max-tokens-per-run",
+        "stop a run that spends more tokens than this, as failed",
+        metavar="N",
+        group=MODEL,
+    ),
+    Option(
         "token-source",
-        "provider|local",
         "tokens to report and gate on: the provider's usage where reported (default), or the local cl100k count",
+        metavar="provider|local",
+        group=MODEL,
     ),
-    ("model-cache", "DIR", "record model responses to DIR and replay them (see --granularity-model-cache-mode)"),
-    (
+    Option(
+        "model-cache",
+        "record model responses to DIR and replay them (see --granularity-model-cache-mode)",
+        metavar="DIR",
+        group=MODEL,
+    ),
+    Option(
         "model-cache-mode",
-        "|".join(MODES),
         "with --granularity-model-cache: default auto (replay what is recorded, record the rest)",
+        metavar="|".join(MODES),
+        group=MODEL,
     ),
-    ("local-threads", "N", "with the local agent: threads per server (default: the cores split between workers)"),
-    ("local-ctx", "N", "with the local agent: the model's context window in tokens (default 8192)"),
-    ("local-port", "N", "with the local agent: the server's port on 127.0.0.1 (default 0: a free one)"),
-    ("local-startup-timeout", "SECONDS", "with the local agent: how long the server may take to load (default 60)"),
-    (
+    Option(
+        "local-threads",
+        "with the local agent: threads per server (default: the cores split between workers)",
+        metavar="N",
+        group=MODEL,
+    ),
+    Option(
+        "local-ctx",
+        "with the local agent: the model's context window in tokens (default {default})",
+        metavar="N",
+        shown=str(ServerSettings.n_ctx),
+        group=MODEL,
+    ),
+    Option(
+        "local-port",
+        "with the local agent: the server's port on 127.0.0.1 (default {default}: a free one)",
+        metavar="N",
+        shown=str(LocalSettings.port),
+        group=MODEL,
+    ),
+    Option(
+        "local-startup-timeout",
+        "with the local agent: how long the server may take to load (default {default:g})",
+        metavar="SECONDS",
+        shown=LocalSettings.startup_timeout,
+        group=MODEL,
+    ),
+    Option(
         "local-grammar",
-        "|".join(ARGUMENT_GRAMMARS),
         "with the local agent: generate a call's arguments under its tool's JSON-schema grammar (default "
-        "schema), or under the grammar of any JSON value (json)",
+        "{default}), or under the grammar of any JSON value (json)",
+        metavar="|".join(ARGUMENT_GRAMMARS),
+        shown=ServerSettings.arguments_grammar,
+        group=MODEL,
     ),
-    (
+    Option(
         "host-timeout",
-        "SECONDS",
         f"with --granularity-agent=host:NAME: how long the host may run per item (default {DEFAULT_HOST_TIMEOUT:g})",
+        metavar="SECONDS",
+        group=MODEL,
     ),
-    ("host-command", "PATH", "with --granularity-agent=host:NAME: the host's executable (default: NAME on PATH)"),
+    Option(
+        "host-command",
+        "with --granularity-agent=host:NAME: the host's executable (default: NAME on PATH)",
+        metavar="PATH",
+        group=MODEL,
+    ),
 )
+"""The model plugin's options, each with its ini key; none has a default of its own here (an unset one is None):
+the agent that reads it decides, as its help says."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("granularity-model", "real-model agents (pytest-granularity)")
-    for name, metavar, help_text in _OPTIONS:
-        group.addoption(f"--granularity-{name}", default=None, metavar=metavar, help=help_text)
-        parser.addini(f"granularity_{name.replace('-', '_')}", f"default for --granularity-{name}", default="")
+    add_options(parser, MODEL_OPTIONS)
     parser.addini(
         "granularity_prices",
         "per-model prices in USD per million tokens: lines of 'MODEL PROMPT COMPLETION [CACHED]'",
@@ -140,7 +201,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _value(config: pytest.Config, name: str) -> str | None:
-    return config.getoption(f"--granularity-{name}") or config.getini(f"granularity_{name.replace('-', '_')}") or None
+    value: str | None = setting(config, named(name, MODEL_OPTIONS))
+    return value
 
 
 MAX_RETRIES = 10
@@ -209,7 +271,7 @@ def _model_path(spec: str | None) -> None:
 
 
 def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
-    selected = config.getoption("--granularity-agent") or config.getini("granularity_agent")
+    selected = setting(config, named("agent"))
     hosts = {f"{HOST_PREFIX}{name}": name for name in HOSTS}
     return {
         AGENT_NAME: openai_factory(config) if selected == AGENT_NAME else _not_configured,

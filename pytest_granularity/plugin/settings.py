@@ -21,7 +21,6 @@ from ..gate.baseline import (
     load_baseline,
     parse_fraction,
 )
-from ..macros.registry import DEFAULT_TOP_K
 from ..macros.suggestions import CONSTRAINED, OFF
 from ..macros.suggestions import MODES as SUGGESTION_MODES
 from ..process.sandbox import MODES as SANDBOX_MODES
@@ -30,8 +29,7 @@ from ..process.sandbox import select as select_sandbox
 from ..run.policies import Policy
 from ..run.runner import RunSettings
 from .extensions import resolve as resolve_extensions
-from .option_values import int_setting
-from .options import FAULT_SETS
+from .options import FAULT_SETS, named, setting, whole_number
 from .output_paths import output_problem
 
 
@@ -83,15 +81,15 @@ class GranularitySettings:
         extensions = resolve_extensions(config)
         fault_set = _fault_set(config)
         shard = _shard(config.getoption("--granularity-shard"))
-        epochs = int_setting(config, "--granularity-epochs", "granularity_epochs", 1)
+        epochs = whole_number(config, "epochs")
         if epochs < 1:
             raise pytest.UsageError("--granularity-epochs: must be at least 1")
         run = RunSettings(
             agent=extensions.agent,
             macros=extensions.macros,
             max_steps=_max_steps(config),
-            retrieval_k=int_setting(config, "--granularity-retrieval-k", "granularity_retrieval_k", DEFAULT_TOP_K),
-            seed=int_setting(config, "--granularity-seed", "granularity_seed", 0),
+            retrieval_k=whole_number(config, "retrieval-k"),
+            seed=whole_number(config, "seed"),
             suggestions=_suggestions(config),
             **run_settings(config),
             sandbox=sandbox,
@@ -118,10 +116,9 @@ DEFAULT_SUGGESTIONS = CONSTRAINED
 
 def _suggestions(config: pytest.Config) -> str:
     """The reference agent knows every answer, so suggestions would only change its bill: off unless asked."""
-    mode = config.getoption("--granularity-suggestions") or config.getini("granularity_suggestions")
+    mode = setting(config, named("suggestions"))
     if not mode:
-        agent = config.getoption("--granularity-agent") or config.getini("granularity_agent")
-        return OFF if agent == "reference" else DEFAULT_SUGGESTIONS
+        return OFF if setting(config, named("agent")) == "reference" else DEFAULT_SUGGESTIONS
     if mode not in SUGGESTION_MODES:
         raise pytest.UsageError(f"--granularity-suggestions: '{mode}' is not one of {', '.join(SUGGESTION_MODES)}")
     return str(mode)
@@ -129,7 +126,7 @@ def _suggestions(config: pytest.Config) -> str:
 
 def sandbox_of(config: pytest.Config) -> Sandbox:
     """The sandbox ``--granularity-sandbox`` (or the ini key) asks for, checked to work here."""
-    mode = config.getoption("--granularity-sandbox") or config.getini("granularity_sandbox")
+    mode = setting(config, named("sandbox"))
     if mode not in SANDBOX_MODES:
         raise pytest.UsageError(f"granularity_sandbox: '{mode}' is not one of {', '.join(SANDBOX_MODES)}")
     try:
@@ -156,7 +153,7 @@ def _outputs(config: pytest.Config) -> Outputs:
 
 
 def _max_steps(config: pytest.Config) -> int | None:
-    value: int | None = config.getoption("--granularity-max-steps")
+    value: int | None = setting(config, named("max-steps"))
     if value is not None and value < 1:
         raise pytest.UsageError(
             f"--granularity-max-steps: {value} must be at least 1 (leave it out to use each task's own limit)"
@@ -177,7 +174,7 @@ def _fixture_folders(config: pytest.Config) -> frozenset[Path]:
 
 
 def _fault_set(config: pytest.Config) -> str:
-    value: str = config.getoption("--granularity-faults") or config.getini("granularity_faults") or "declared"
+    value: str = setting(config, named("faults"))
     if value not in FAULT_SETS:
         raise pytest.UsageError(f"granularity_faults: '{value}' is not one of {', '.join(FAULT_SETS)}")
     return value
@@ -192,23 +189,14 @@ def _shard(value: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
-def _option_or_ini(config: pytest.Config, option: str, ini: str) -> str | None:
-    value: str | None = config.getoption(option) or config.getini(ini) or None
-    return value
-
-
 def _gate_settings(config: pytest.Config) -> GateSettings:
     values = {}
-    for field_name, option in (
-        ("test_token_tolerance", "--granularity-test-token-tolerance"),
-        ("max_token_increase", "--granularity-max-token-increase"),
-        ("max_success_drop", "--granularity-max-success-drop"),
-        ("alpha", "--granularity-alpha"),
-    ):
-        raw = _option_or_ini(config, option, option[2:].replace("-", "_"))
+    for field_name in ("test_token_tolerance", "max_token_increase", "max_success_drop", "alpha"):
+        option = named(field_name.replace("_", "-"))
+        raw = setting(config, option)
         if raw is not None:
             try:
-                values[field_name] = parse_fraction(raw, option)
+                values[field_name] = parse_fraction(raw, option.flag_name)
             except ValueError as exc:
                 raise pytest.UsageError(str(exc)) from None
     if values.get("max_success_drop", 0) > 1:
@@ -219,7 +207,7 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
     if not 0 < values.get("alpha", 0.05) < 1:
         raise pytest.UsageError(f"--granularity-alpha: {values['alpha']:g} is not between 0 and 1")
     update = bool(config.getoption("--granularity-update-baseline"))
-    spec = _option_or_ini(config, "--granularity-baseline", "granularity_baseline")
+    spec = setting(config, named("baseline"))
     path = config.rootpath / (spec if spec and not spec.startswith(GIT_PREFIX) else DEFAULT_BASELINE)
     if spec and update and not spec.startswith(GIT_PREFIX) and not (config.rootpath / spec).exists():
         spec = None  # a first baseline: written at the end, nothing to compare with now

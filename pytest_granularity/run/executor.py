@@ -31,6 +31,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from ..agents import Agent, ContextLengthExceeded, InfrastructureError, as_reply
+from ..core.defaults import DEFAULT_TOP_K
 from ..core.errors import GranularityError
 from ..core.failures import FailureClass
 from ..core.modes import Mode
@@ -42,7 +43,6 @@ from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, argument_problem, call_
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
 from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke
-from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF, Offer, suggested_calls
 from ..process.tool_context import ToolContext

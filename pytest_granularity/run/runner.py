@@ -13,13 +13,13 @@ from functools import partial
 from pathlib import Path
 
 from ..agents import AgentFactory, setup_for
+from ..core.defaults import DEFAULT_TOP_K
 from ..core.phases import PhaseClock
 from ..core.result import Outcome, RunResult, StopReason, TokenSource
 from ..core.tasks import Task
 from ..core.tools import DEFAULT_TEST_TIMEOUT
 from ..core.workspace import Workspace, WorkspaceError
 from ..macros import MacroRegistry
-from ..macros.registry import DEFAULT_TOP_K
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF
 from ..process.pytest_process import test_time
