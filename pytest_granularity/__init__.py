@@ -9,15 +9,15 @@ imported from a submodule is not. ``docs/extending.md`` walks through a plugin b
   factory is given, :class:`Oracle` (only for ``uses_oracle`` factories), and the errors an agent
   raises (:class:`AgentError`, :class:`InfrastructureError`, :class:`ContextLengthExceeded`).
 - Conversation: :class:`ToolCall`, :class:`Reply`, :class:`Usage`, :class:`Message`.
-- Policies: :class:`Policy` (what ``pytest_granularity_policies`` registers), the modes
-  :data:`MICRO` and :data:`MACRO` it routes to, and the :class:`FailureEvent` its recovery sees.
+- Policies: :class:`Policy` (what ``pytest_granularity_policies`` registers), the :class:`Mode` it routes to
+  (:data:`MICRO` and :data:`MACRO` are its members), and the :class:`FailureEvent` its recovery sees.
 - Macros: :class:`MacroContext` (what a macro's functions are given), :class:`MacroOutcome`,
   :class:`MacroError`, and the :class:`MacroRegistry` a policy may route on.
 - Runs: :class:`RunResult`, the record of one run (``pytest_granularity_run_finished``).
 - Hooks: :mod:`~pytest_granularity.hookspecs`, every hook with an example.
 
 Importing the package stays cheap (pytest imports it at startup through the plugin entry
-point): each name is imported from its module on first use.
+point): each name is imported from its module on first use. ``docs/api.md`` says what each is for.
 """
 
 from __future__ import annotations

@@ -67,7 +67,6 @@ def session(
                     tokens=tokens,
                     prompt_tokens=tokens,
                     completion_tokens=0,
-                    tool_calls=5,
                     macro_calls=0,
                     epoch=epoch,
                     seed=seed + epoch,

@@ -526,7 +526,6 @@ def _result(tokens: int, success: bool = True) -> RunResult:
         tokens=tokens,
         prompt_tokens=tokens,
         completion_tokens=0,
-        tool_calls=3,
         macro_calls=0,
         stop_reason="finish",
     )

@@ -38,7 +38,6 @@ def _record(task: str = "t", policy: str = "micro", epoch: int = 0, **changes: o
         tokens=100,
         prompt_tokens=100,
         completion_tokens=0,
-        tool_calls=3,
         macro_calls=0,
         stop_reason="finish",
         epoch=epoch,

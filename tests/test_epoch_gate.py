@@ -20,7 +20,6 @@ def run(task, epoch, success=True, tokens=1000, policy="hybrid", fault="none"):
         tokens=tokens,
         prompt_tokens=tokens,
         completion_tokens=0,
-        tool_calls=3,
         macro_calls=0,
         epoch=epoch,
         seed=epoch,

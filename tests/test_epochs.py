@@ -34,7 +34,6 @@ def run(task, epoch, success, tokens, policy="hybrid", fault="none"):
         tokens=tokens,
         prompt_tokens=tokens,
         completion_tokens=0,
-        tool_calls=2,
         macro_calls=0,
         epoch=epoch,
         seed=7 + epoch,

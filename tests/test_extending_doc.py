@@ -54,3 +54,16 @@ def test_the_worked_plugin_is_lint_and_type_clean(tmp_path):
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(REPO)},
     )
+
+
+def test_every_public_name_is_documented_and_has_a_docstring():
+    """docs/api.md names every name in ``__all__``, and every exported class says why it is there."""
+    import inspect
+
+    import pytest_granularity
+
+    page = (REPO / "docs" / "api.md").read_text()
+    assert [n for n in pytest_granularity.__all__ if f"`{n}`" not in page] == []
+    classes = [getattr(pytest_granularity, n) for n in pytest_granularity.__all__]
+    generated = [c.__name__ for c in classes if inspect.isclass(c) and (c.__doc__ or "").startswith(f"{c.__name__}(")]
+    assert [c.__name__ for c in classes if inspect.isclass(c) and not c.__doc__] + generated == []

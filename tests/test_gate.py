@@ -29,7 +29,6 @@ def run(task="t", policy="micro", fault="none", success=True, tokens=100, steps=
         tokens=tokens,
         prompt_tokens=tokens,
         completion_tokens=0,
-        tool_calls=steps,
         macro_calls=0,
     )
 

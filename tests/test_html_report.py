@@ -35,7 +35,6 @@ def run(task, policy, fault="none", outcome="passed", **extra):
         tokens=100,
         prompt_tokens=90,
         completion_tokens=10,
-        tool_calls=2,
         macro_calls=0,
     )
     fields.update(extra)
@@ -226,8 +225,8 @@ WithProvider = make_dataclass(
 
 def test_provider_tokens_get_a_column_only_when_present():
     assert "provider_tokens" not in payload(render_html(RUNS))["run_columns"]
-    billed = WithProvider(
-        **{**run("c", "micro").to_dict(), "provider_prompt_tokens": 80, "provider_completion_tokens": 9}
+    billed = WithProvider.from_dict(
+        {**run("c", "micro").to_dict(), "provider_prompt_tokens": 80, "provider_completion_tokens": 9}
     )
     data = payload(render_html([billed, run("d", "micro")]))
     assert data["run_columns"][data["run_columns"].index("tokens") + 1] == "provider_tokens"

@@ -25,7 +25,7 @@ def reply(finish: str, called: bool, fingerprint: str | None = SERVER, cut: int 
 def run(policy: str, stop: str, calls: list[dict], task: str = "t") -> RunResult:
     return RunResult(
         task=task, family="simple", policy=policy, fault="none", outcome="failed", mode="micro", steps=len(calls),
-        tokens=10, prompt_tokens=8, completion_tokens=2, tool_calls=len(calls), macro_calls=0, stop_reason=stop,
+        tokens=10, prompt_tokens=8, completion_tokens=2, macro_calls=0, stop_reason=stop,
         model_calls=calls,
     )  # fmt: skip
 

@@ -48,7 +48,7 @@ def test_pytest_test_time_counts_runs_that_ran_and_not_memo_hits(tmp_path):
 
 def timed(task, policy, agent=0.0, tests=0.0, **fields):
     phases = {**dict.fromkeys(PHASES, 0.0), "agent": agent, TESTS: tests}
-    return RunResult(**{**run(task, policy, **fields).to_dict(), "phases": phases})
+    return RunResult.from_dict({**run(task, policy, **fields).to_dict(), "phases": phases})
 
 
 def test_totals_per_policy_and_over_all_and_the_slowest_runs():

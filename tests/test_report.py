@@ -31,7 +31,6 @@ def run(task, policy, fault="none", outcome="passed", steps=2, tokens=100, macro
         tokens=tokens,
         prompt_tokens=tokens - 10,
         completion_tokens=10,
-        tool_calls=steps,
         macro_calls=macro_calls,
         failure_class=failure,
         degraded=degraded,
@@ -188,3 +187,11 @@ def test_priced_provider_runs_get_a_cost_column_and_a_note_on_their_tokens():
     assert "tokens: the provider's reported usage for 2 of 2 runs" in text
     plain = render_report(RUNS)
     assert "cost" not in plain.splitlines()[0] and "provider" not in plain
+
+
+def test_a_records_tool_calls_are_its_steps_and_cannot_be_given_apart():
+    record = run("a", "micro", steps=6)
+    assert record.tool_calls == 6 and record.to_dict()["tool_calls"] == 6
+    assert RunResult.from_dict({**record.to_dict(), "tool_calls": 99}) == record
+    with pytest.raises(TypeError):
+        RunResult(**record.to_dict())

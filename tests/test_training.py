@@ -29,7 +29,6 @@ def run(task, policy, fault="none", success=True, tokens=100, failure=None, chan
         tokens=tokens,
         prompt_tokens=tokens,
         completion_tokens=0,
-        tool_calls=1,
         macro_calls=0,
         modified=list(changed),
         failure_class=failure,

@@ -30,6 +30,14 @@ from ..core.transcript import Message, Reply, ToolCall
 
 
 class Agent(Protocol):
+    """What the executor drives: one method, so any model, a scripted reference or an agent host fits behind it.
+
+    ``next_call`` sees the conversation so far and the tools offered now (they change when a run degrades
+    to micro tools) and answers with one tool call, or a :class:`Reply` carrying text, several calls and the
+    provider's usage. It never sees the workspace: every effect goes through a tool, so the executor can
+    count, check and bill it.
+    """
+
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall | Reply: ...
 
 

@@ -95,6 +95,12 @@ def identity_in(user_properties: Iterable[tuple[str, object]]) -> RunIdentity | 
 
 @dataclass(frozen=True)
 class RunResult:
+    """One run's record: the unit every report, baseline, summary and router is computed from.
+
+    Plain JSON-typed data (the module docstring says why); ``pytest_granularity_run_finished`` hands it to plugins,
+    and the report's ``.jsonl`` holds one per line.
+    """
+
     task: str
     family: str
     policy: str
@@ -105,7 +111,9 @@ class RunResult:
     tokens: int
     prompt_tokens: int
     completion_tokens: int
-    tool_calls: int
+    tool_calls: int = field(init=False)
+    """``steps`` under the name the record format and its schema carry: set from it, never given, so the two cannot
+    disagree (every step is a tool call or a reply without one, and both count)."""
     macro_calls: int
     created: list[str] = field(default_factory=list)
     modified: list[str] = field(default_factory=list)
@@ -133,6 +141,9 @@ class RunResult:
     phases: dict[str, float] = field(default_factory=dict, compare=False)
     """Seconds of wall time by phase, and pytest's own test time (``core.phases``). Varies run to run,
     like a macro call's latency, so two records of the same run compare equal without it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tool_calls", self.steps)
 
     @classmethod
     def infrastructure_error(
@@ -163,7 +174,6 @@ class RunResult:
             tokens=0,
             prompt_tokens=0,
             completion_tokens=0,
-            tool_calls=0,
             macro_calls=0,
             stop_reason=stop_reason,
             error=error,
@@ -197,7 +207,7 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
-        names = {f.name for f in fields(cls)}
+        names = {f.name for f in fields(cls) if f.init}
         known = {k: v for k, v in data.items() if k in names}
         known["macro_log"] = [MacroLogEntry(**entry) for entry in known.get("macro_log", [])]
         return cls(**known)

@@ -77,6 +77,12 @@ class Reply:
 
 @dataclass(frozen=True)
 class Message:
+    """One message of a run's transcript, as a chat-completions request carries it (``to_dict``).
+
+    The transcript is the wire format for real, so the tokens billed (``message_tokens``) are those of what
+    an agent's model is actually sent; an agent reads the messages so far in ``Agent.next_call``.
+    """
+
     role: str
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()

@@ -234,7 +234,7 @@ def _summarise(
     tokens = [float(r.tokens) for r in runs]
     mean_tokens = fmean(tokens)
     same_tasks = [micro_tokens[r.task] for r in runs if r.task in micro_tokens]
-    tool_calls = sum(r.tool_calls for r in runs)
+    calls = sum(r.steps for r in runs)
     macro_failed = [r for r in runs if r.failure_class]
     steps_successful = fmean(r.steps for r in successful) if successful else None
     success_rate = len(successful) / len(runs)
@@ -253,7 +253,7 @@ def _summarise(
         mean_tokens=mean_tokens,
         median_tokens=float(median(tokens)),
         mean_steps_successful=steps_successful,
-        macro_adoption=sum(r.macro_calls for r in runs) / tool_calls if tool_calls else 0.0,
+        macro_adoption=sum(r.macro_calls for r in runs) / calls if calls else 0.0,
         transition_rate=sum(r.degraded for r in macro_failed) / len(macro_failed) if macro_failed else None,
         g_score=g_score(
             success_rate, steps_successful, mean_tokens, fmean(same_tasks) if len(same_tasks) == len(runs) else None

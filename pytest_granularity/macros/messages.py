@@ -1,7 +1,7 @@
 """What crosses between the plugin's process and a macro's: a part's answer as text, and test runs asked for.
 
 A macro's code runs in a process of its own (forked, or sandboxed in a fresh Python); everything it
-sends back is a ``Message``, plain text, never a pickle. While a part runs it may ask for tests,
+sends back is a ``PipeMessage``, plain text, never a pickle. While a part runs it may ask for tests,
 which run in the plugin's process (``answer_with_tests``), not in the macro's.
 """
 
@@ -18,13 +18,14 @@ from typing import Any
 from ..process.pytest_process import PytestRun
 from .context import MacroContext, MacroError
 
-Message = tuple[str, str]
+PipeMessage = tuple[str, str]
+"""A kind (one of ``KINDS``) and its text: not the transcript's ``Message``, which is what a model reads."""
 KINDS = ("ok", "not_text", "macro_error", "outside_write", "error", "run_tests")
 
 
 def answer_with_tests(
-    receive: Callable[[float], Message | None], reply: Callable[[str], None], ctx: MacroContext, seconds: float
-) -> Message | None:
+    receive: Callable[[float], PipeMessage | None], reply: Callable[[str], None], ctx: MacroContext, seconds: float
+) -> PipeMessage | None:
     """A part's answer (None past ``seconds``); meanwhile the tests it asks for run here, in the
     plugin's process, so they go through the same sandbox and the same memo as every other pytest
     run (see ``pytest_process``): a macro's validation costs what it did before it had a process."""
@@ -61,7 +62,7 @@ def tests_over(send: Callable[[str], None], receive: Callable[[], str]) -> Calla
     return run
 
 
-def message_of(function: Callable[[MacroContext], Any], ctx: MacroContext) -> Message:
+def message_of(function: Callable[[MacroContext], Any], ctx: MacroContext) -> PipeMessage:
     """Call ``function(ctx)`` and say how it ended, as text that can leave the child process."""
     try:
         value = function(ctx)

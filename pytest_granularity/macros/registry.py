@@ -57,6 +57,13 @@ def unmet_need(macro: Macro) -> str | None:
 
 
 class MacroRegistry:
+    """The macros a session may offer, by name, and their health over the session.
+
+    One object answers what a run may call (``offer``: retrieval by BM25, less the macros the circuit breaker
+    disabled) and records how each call went (``record``), so a macro that keeps malfunctioning stops costing
+    every later run a failed call.
+    """
+
     def __init__(self, macros: Iterable[Macro], breaker: int = DEFAULT_BREAKER) -> None:
         by_name: dict[str, Macro] = {}
         for macro in macros:

@@ -33,7 +33,7 @@ from ..core.workspace import Changes, compare
 from ..process.interrupts import kill_group, track_process, untrack_process
 from .context import MacroContext, MacroError, Parts
 from .contract import SIDE_EFFECT_KINDS, Macro
-from .messages import RUN_TESTS, Message, answer_with_tests, message_of, tests_over
+from .messages import RUN_TESTS, PipeMessage, answer_with_tests, message_of, tests_over
 from .sandboxed import SandboxedMacro
 
 _PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
@@ -48,6 +48,9 @@ def no_faults(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
 
 @dataclass(frozen=True)
 class MacroOutcome:
+    """What one macro call did, as the executor needs it to decide: success, or exactly one failure class with its
+    reason, and what the call changed, so a degraded run can tell the agent what it is left with."""
+
     macro: str
     failure_class: FailureClass | None
     reason: str
@@ -201,7 +204,7 @@ class MacroProcess(Protocol):
     """The process one macro call runs in: asked for each part in turn (``preconditions``, ``run``,
     ``validate``), so a call starts one process, sandboxed or not, whatever the parts do."""
 
-    def ask(self, part: str, seconds: float) -> Message | None:
+    def ask(self, part: str, seconds: float) -> PipeMessage | None:
         """How ``part`` ended, or None past ``seconds`` (then the process has been killed)."""
         ...
 
@@ -217,7 +220,7 @@ def start_macro_process(parts: Parts, ctx: MacroContext) -> Iterator[MacroProces
         yield process
 
 
-def answer_of(message: Message | None, seconds: float) -> Any:
+def answer_of(message: PipeMessage | None, seconds: float) -> Any:
     """A part's answer as its value (text), or the exception that says how it failed."""
     if message is None:
         raise MacroTimeout(f"stopped after its timeout of {seconds:g}s; the workspace is left as the macro left it")
@@ -255,7 +258,7 @@ class _ForkedMacro:
         track_process(self.pid)
         child_end.close()
 
-    def ask(self, part: str, seconds: float) -> Message | None:
+    def ask(self, part: str, seconds: float) -> PipeMessage | None:
         try:
             self.connection.send(part)
             message = answer_with_tests(self._receive, self.connection.send, self.ctx, seconds)
@@ -266,10 +269,10 @@ class _ForkedMacro:
             kill_group(self.pid)
         return message
 
-    def _receive(self, seconds: float) -> Message | None:
+    def _receive(self, seconds: float) -> PipeMessage | None:
         if not self.connection.poll(seconds):
             return None
-        message: Message = self.connection.recv()
+        message: PipeMessage = self.connection.recv()
         return message
 
     def __enter__(self) -> _ForkedMacro:

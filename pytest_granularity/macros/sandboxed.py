@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.workspace import empty_folder
 from ..process.fork_server import READY, START_TIMEOUT_SECONDS, ForkServer, kill_leftovers
 from .contract import MODULE_PREFIX
-from .messages import KINDS, RUN_TESTS, Message, answer_with_tests, message_of, tests_over
+from .messages import KINDS, RUN_TESTS, PipeMessage, answer_with_tests, message_of, tests_over
 
 if TYPE_CHECKING:
     from ..process.sandbox import Sandbox
@@ -99,7 +99,7 @@ class SandboxedMacro:
         sent = self.server.send(frame)
         self.failed_start = _started(self.server) if sent else _died(self.server)
 
-    def ask(self, part: str, seconds: float) -> Message | None:
+    def ask(self, part: str, seconds: float) -> PipeMessage | None:
         if self.failed_start is not None:
             return self.failed_start
         if not self.server.send(f"{part}\n".encode()):
@@ -112,7 +112,7 @@ class SandboxedMacro:
             self.server.stop()  # the child past its timeout, and the server with it
         return message
 
-    def _receive(self, seconds: float) -> Message | None:
+    def _receive(self, seconds: float) -> PipeMessage | None:
         if not self.server.connection.poll(seconds):
             return None
         return _message(self.server.connection.recv_bytes())
@@ -145,7 +145,7 @@ def _until(connection: Connection, marker: bytes) -> bool:
     return False
 
 
-def _started(server: MacroServer) -> Message | None:
+def _started(server: MacroServer) -> PipeMessage | None:
     """None when the call's child said it is ready; else the error every part of the call ends with."""
     try:
         if not server.connection.poll(START_TIMEOUT_SECONDS):
@@ -157,7 +157,7 @@ def _started(server: MacroServer) -> Message | None:
     return None if ready == READY else _message(ready)
 
 
-def _died(server: MacroServer) -> Message:
+def _died(server: MacroServer) -> PipeMessage:
     code = server.process.wait()
     server.stop()
     return "error", f"the macro's process died (exit code {code})"
@@ -185,7 +185,7 @@ class _RecordingPickler(pickle.Pickler):
         return NotImplemented
 
 
-def _message(data: bytes) -> Message:
+def _message(data: bytes) -> PipeMessage:
     """The child's answer, checked: it comes from untrusted code."""
     try:
         kind, value = json.loads(data)

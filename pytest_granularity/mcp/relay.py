@@ -22,7 +22,7 @@ import threading
 from typing import Any
 
 from .server import serve_stdio
-from .tool_session import Reply
+from .tool_session import ToolReply
 
 INSTRUCTIONS = (
     "Granularity control: the task is already started. The tools offered are the ones the benchmark run allows "
@@ -44,9 +44,9 @@ class Relay:
         answer = self._ask({"op": "tools"})
         return [_mcp_tool(schema) for schema in answer.get("tools", [])]
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolReply:
         answer = self._ask({"op": "call", "name": name, "arguments": arguments})
-        return Reply(str(answer.get("text", "")), bool(answer.get("is_error")), bool(answer.get("tools_changed")))
+        return ToolReply(str(answer.get("text", "")), bool(answer.get("is_error")), bool(answer.get("tools_changed")))
 
     def close(self) -> None:
         self._connection.close()

@@ -28,7 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core import __version__
 from ..process import interrupts
-from .tool_session import Reply
+from .tool_session import ToolReply
 
 SERVER_NAME = "pytest-granularity"
 INSTRUCTIONS = (
@@ -43,7 +43,7 @@ class Served(Protocol):
 
     def tools(self) -> list[dict[str, Any]]: ...
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Reply: ...
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolReply: ...
 
 
 def build_server(session: Served, instructions: str = INSTRUCTIONS) -> Server[Any]:

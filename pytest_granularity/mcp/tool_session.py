@@ -70,8 +70,9 @@ class SessionClosed(RunEnded):
 
 
 @dataclass(frozen=True)
-class Reply:
-    """What a call answers: the text the agent reads, whether it is an error, and whether the tool list changed."""
+class ToolReply:
+    """What an MCP tool call answers: the text the client reads, whether it is an error, and whether the tool list
+    changed (not the public ``Reply``, which is a model's answer to the executor)."""
 
     text: str
     is_error: bool = False
@@ -123,11 +124,11 @@ class ToolSession:
             for name in self.offered()
         ]
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolReply:
         """Answer one tool call; refuse any tool not offered now. One call at a time, never after ``close``."""
         with self._lock:
             if self.closed:
-                return Reply("error: the session is closed", is_error=True)
+                return ToolReply("error: the session is closed", is_error=True)
             return self._answer(name, arguments)
 
     def close(self) -> None:
@@ -141,14 +142,14 @@ class ToolSession:
                 self._end()
             self.audit.close()
 
-    def _answer(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def _answer(self, name: str, arguments: dict[str, Any]) -> ToolReply:
         size = len(json.dumps(arguments))
         if size > MAX_ARGUMENTS_BYTES:
             text = (
                 f"error: the arguments of {name} are {size} bytes of JSON, more than the limit of {MAX_ARGUMENTS_BYTES}"
             )
             self.audit.write("refused", task=self.task.id if self.task else None, tool=name, size=size, result=text)
-            return Reply(text, is_error=True)
+            return ToolReply(text, is_error=True)
         before = self.offered()
         if name not in before:
             state = self.run.machine.state.value if self.run else "no task"
@@ -156,17 +157,17 @@ class ToolSession:
             self.audit.write(
                 "refused", task=self.task.id if self.task else None, tool=name, arguments=arguments, result=text
             )
-            return Reply(text, is_error=True)
+            return ToolReply(text, is_error=True)
         reply = self._start(arguments) if name == START_TASK else self._step(name, arguments)
         after = self.offered()
         if after == before:
             return reply
         return replace(reply, text=f"{reply.text}\n\ntools offered now: {', '.join(after)}", tools_changed=True)
 
-    def _start(self, arguments: dict[str, Any]) -> Reply:
+    def _start(self, arguments: dict[str, Any]) -> ToolReply:
         error = first_error(START_TASK_TOOL["inputSchema"], arguments)
         if error is not None:
-            return Reply(f"error: invalid arguments for {START_TASK} ({error[0]}): {error[1]}", is_error=True)
+            return ToolReply(f"error: invalid arguments for {START_TASK} ({error[0]}): {error[1]}", is_error=True)
         self._tasks += 1
         settings = self.settings
         task = served_task(f"{self.session_id}-{self._tasks}", arguments["prompt"], self.root, settings.max_steps)
@@ -196,7 +197,7 @@ class ToolSession:
             offered=self.offered(),
             transitions=list(run.machine.log),
         )
-        return Reply(f"task {task.id} starts in {mode} mode (policy {settings.policy.name}).\nwhy:\n{why}")
+        return ToolReply(f"task {task.id} starts in {mode} mode (policy {settings.policy.name}).\nwhy:\n{why}")
 
     def _why(self, task: Task, workspace: Workspace, mode: str) -> str:
         if self.settings.policy.name in FIXED_POLICIES:
@@ -209,7 +210,7 @@ class ToolSession:
         assert macro is not None, f"{name} is in the run's tool list, so it is registered"
         return macro
 
-    def _step(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def _step(self, name: str, arguments: dict[str, Any]) -> ToolReply:
         run = self.run
         assert run is not None and self.task is not None
         execution = run.execution
@@ -231,7 +232,7 @@ class ToolSession:
         )
         if run.ended:
             text = "\n\n".join(part for part in (text, self._end()) if part)
-        return Reply(text, is_error=is_error)
+        return ToolReply(text, is_error=is_error)
 
     def _end(self) -> str:
         """Write the run record of the task in progress and return to ``start_task``; says how the task ended."""

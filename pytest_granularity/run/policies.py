@@ -37,6 +37,14 @@ Recovery = Callable[[FailureEvent], bool]
 
 @dataclass(frozen=True)
 class Policy:
+    """How a run picks its mode and whether it recovers: the two decisions the benchmark compares, kept apart so
+    a plugin can pair any router with any recovery (``pytest_granularity_policies``).
+
+    ``route`` sees the task and its untouched workspace, before any call; ``recover`` sees only what the executor
+    observed at a macro failure. ``uses_macros`` False (``micro``) means no faulted runs are made for it: no
+    fault can reach a run that never calls a macro.
+    """
+
     name: str
     route: ModeChooser
     recover: Recovery

@@ -163,7 +163,6 @@ def run_record(
         tokens=prompt + completion,
         prompt_tokens=prompt,
         completion_tokens=completion,
-        tool_calls=execution.steps,
         macro_calls=execution.macro_calls,
         created=list(changes.created),
         modified=list(changes.modified),
