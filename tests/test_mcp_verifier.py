@@ -115,7 +115,7 @@ def test_a_task_stopped_by_the_macro_policy_fails_and_an_abandoned_one_stays_unv
 
 
 def benchmark_run(task: str, outcome: str) -> RunResult:
-    return RunResult(task, "simple", "heuristic", "none", outcome, "micro", 3, 900, 800, 100, 3, 0)
+    return RunResult(task, "simple", "heuristic", "none", outcome, "micro", 3, 900, 800, 100, 0)
 
 
 def test_merged_with_a_benchmark_report_unverified_served_tasks_are_a_row_of_their_own(repo, tmp_path, fix_add, capsys):
