@@ -35,7 +35,7 @@ def import_pytest_plugins() -> None:
 
 def assertion_rewrite() -> Any:
     """pytest's assertion rewriting (``_pytest.assertion.rewrite``) where it has what the rewrite cache patches
-        and calls (``_rewrite_test``, ``rewrite_asserts``), else None. Slow path, None: pytest rewrites every file
+    and calls (``_rewrite_test``, ``rewrite_asserts``), else None. Slow path, None: pytest rewrites every file
     itself."""
     try:
         from _pytest.assertion import rewrite
