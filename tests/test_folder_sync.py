@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -130,3 +131,33 @@ def test_a_kept_folder_serves_one_run_at_a_time(fix_add, tmp_path):
             Workspace.for_task(fix_add, tmp_path, reuse=True)
     finally:
         remove_kept_folders()
+
+
+CHANGES = {
+    "bytes": lambda root: (root / "calc" / "ops.py").write_bytes(b"changed\n"),
+    "mode": lambda root: os.chmod(root / "calc" / "ops.py", 0o700),
+    "empty-folder": lambda root: (root / "calc" / "empty").mkdir(),
+    "link-target": lambda root: (root / "link").symlink_to("calc/ops.py"),
+    "cache": lambda root: (root / "calc" / "__pycache__").mkdir(),
+    "gone": lambda root: (root / "calc" / "ops.py").unlink(),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_a_fingerprint_tells_apart_every_change_sync_would_undo(fix_add, tmp_path, change):
+    with Workspace.for_task(fix_add, tmp_path) as ws:
+        before = folder_sync.fingerprint(ws.root)
+        os.utime(ws.root / "calc" / "ops.py", ns=(1, 1))  # times are not what a folder holds
+        assert folder_sync.fingerprint(ws.root) == before
+        change(ws.root)
+        assert folder_sync.fingerprint(ws.root) not in (before, None)
+
+
+def test_a_folder_synced_to_a_copy_has_the_copys_fingerprint(fix_add, tmp_path):
+    with Workspace.for_task(fix_add, tmp_path) as ws:
+        copy = tmp_path / "copy"
+        shutil.copytree(ws.root, copy, symlinks=True)
+        leave_everything(ws.root, tmp_path / "outside.txt")
+        assert folder_sync.fingerprint(ws.root) is None, "a FIFO cannot be copied: nothing may rely on it"
+        folder_sync.sync(ws.root, [copy], folder_sync.keep_all)
+        assert folder_sync.fingerprint(ws.root) == folder_sync.fingerprint(copy) is not None

@@ -183,6 +183,22 @@ def test_another_plugin_can_inject_a_fault_and_register_macros(project):
     assert rows[("hybrid", "none")][8] == "1.000", "hybrid degrades after every late fault"
 
 
+def test_a_plugin_at_the_fault_points_sees_every_macro_call(project):
+    """Identical calls of different runs are replayed (``macros.call_memo``), but never past a listening plugin."""
+    project.makeconftest(
+        """
+        from pathlib import Path
+
+        def pytest_granularity_macro_early(macro, args, workspace):
+            with open(Path(__file__).parent / "calls.txt", "a") as calls:
+                calls.write(macro + "\\n")
+        """
+    )
+    result = project.runpytest("tasks", "--granularity=macro,hybrid", "-k", "not early and not late")
+    result.assert_outcomes(passed=2)
+    assert (project.path / "calls.txt").read_text().split() == ["replace_and_verify"] * 2
+
+
 def test_a_bad_macro_folder_is_a_usage_error(project):
     (project.path / "bad" / "m").mkdir(parents=True)
     (project.path / "bad" / "m" / "contract.yaml").write_text("name: [")

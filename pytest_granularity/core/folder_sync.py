@@ -13,6 +13,7 @@ Extended attributes are not compared (nothing the harness runs reads them).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -53,6 +54,60 @@ def _entries(sources: Sequence[Path], ignore: Ignore) -> Entries:
             for name in [*dirnames, *sorted(f for f in filenames if f not in ignored)]:
                 wanted[(rel_base / name).as_posix()] = (base / name, os.lstat(base / name))
     return wanted
+
+
+def fingerprint(root: Path) -> str | None:
+    """A digest of everything under ``root`` that ``sync`` lays: every path, its kind and mode, a file's bytes,
+    a link's target (modification times aside). Folders with equal fingerprints hold the same; after
+    ``sync(root, [copy], keep_all)`` of a copy of a folder, ``root`` has that folder's fingerprint.
+
+    None when ``sync`` could not be relied on to lay or clear ``root``: it holds what is neither a file, a
+    folder nor a link (a FIFO, which copying would block on), or, for a process that is not root's, what
+    is not its own, a file it cannot read or a folder it cannot change."""
+    digest = hashlib.blake2b(digest_size=20)
+    try:
+        for rel, path, st in _walk(root):
+            kind = _kind(st.st_mode)
+            if kind == "other" or not _ours(st, kind):
+                return None
+            data = os.readlink(path).encode() if kind == "link" else _read(path) if kind == "file" else b""
+            digest.update(f"{rel}\0{st.st_mode:o}\0{len(data)}\0".encode() + data)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def keep_all(directory: str, names: list[str]) -> set[str]:
+    """An ``Ignore`` that ignores nothing: caches and bytecode are laid too."""
+    return set()
+
+
+def _walk(root: Path) -> list[tuple[str, str, os.stat_result]]:
+    """Every entry under ``root``, parents first, in a stable order; links are not followed."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_raise):
+        dirnames.sort()
+        base = os.path.relpath(dirpath, root)
+        for name in [*dirnames, *sorted(filenames)]:
+            path = os.path.join(dirpath, name)
+            found.append((name if base == "." else f"{base}/{name}", path, os.lstat(path)))
+    return found
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _ours(st: os.stat_result, kind: str) -> bool:
+    if os.geteuid() == 0 or kind == "link":
+        return True
+    needed = stat.S_IRWXU if kind == "dir" else stat.S_IRUSR
+    return st.st_uid == os.geteuid() and st.st_mode & needed == needed
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
 
 
 def _kind(mode: int) -> str:

@@ -20,6 +20,7 @@ from ..core.errors import GranularityError
 from ..core.failures import FAULTS, Fault, InjectedFault
 from ..core.result import Outcome, RunIdentity, RunResult
 from ..core.tasks import Task, TaskError, load_task
+from ..macros.runtime import no_faults
 from ..run.policies import Policy
 from ..run.runner import run_task
 from ..run.taskcheck import macro_call_problems
@@ -158,7 +159,14 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
     def fault_point(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
         getattr(config.hook, f"pytest_granularity_macro_{point}")(macro=macro, args=args, workspace=root)
 
-    result = run_task(item.task, item.policy, item.fault, session.settings.run, fault_point, item.epoch)
+    listened = any(
+        hook.get_hookimpls()
+        for hook in (config.hook.pytest_granularity_macro_early, config.hook.pytest_granularity_macro_late)
+    )
+    # Where no plugin listens at the fault points (no fault injected, none of the user's), a call skips them
+    # and may be replayed (``macros.call_memo``): a replay never reaches a fault point.
+    point = fault_point if listened else no_faults
+    result = run_task(item.task, item.policy, item.fault, session.settings.run, point, item.epoch)
     item.user_properties.append(result.to_property())
     regression = session.regression(result)
     if regression or not result.success:

@@ -43,14 +43,17 @@ _MEMO: OrderedDict[str, PytestRun] = OrderedDict()
 
 @dataclass
 class TestTime:
-    """Seconds pytest spent in test calls, over every pytest run this process started (memo hits cost none).
+    """Seconds pytest spent in test calls, over every pytest run this process started (memo hits cost none),
+    and how many of those runs timed out.
 
-    A process-wide sum, read before and after a run (``Run`` records the difference): a worker
-    runs one benchmark run at a time, and a macro's tests run in this process too.
+    Process-wide sums, read before and after a run (``Run`` records the difference) or a macro call (a call
+    whose tests timed out is never remembered, see ``macros.call_memo``): a worker runs one benchmark run at
+    a time, and a macro's tests run in this process too.
     """
 
     __test__ = False  # not a test class, whatever pytest thinks of the name
     total: float = 0.0
+    timeouts: int = 0
 
 
 test_time = TestTime()
@@ -148,6 +151,7 @@ def _run_with(
     recorded = _read_results(results, nonce) if isolated and not timed_out else None
     test_time.total += _test_seconds(Path(env[TIMER_ENV]))
     if timed_out:
+        test_time.timeouts += 1
         text += f"\n[timed out after {timeout:g}s; process group killed]"
     return PytestRun(exit_code, text, timed_out, recorded)
 

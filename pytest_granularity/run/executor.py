@@ -42,7 +42,8 @@ from ..core.tasks import Task
 from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, argument_problem, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
-from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke
+from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry
+from ..macros.call_memo import invoke_remembered
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF, Offer, suggested_calls
 from ..process.tool_context import ToolContext
@@ -412,7 +413,7 @@ class Run:
         self.execution.macro_calls += 1
         dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
         with self.execution.clock.timing("macros"):
-            outcome = invoke(
+            outcome = invoke_remembered(
                 macro,
                 MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox),
                 self.fault,
