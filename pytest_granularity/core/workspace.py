@@ -121,19 +121,33 @@ def _text_lines(data: bytes | None) -> list[str]:
 
 def iter_files(root: Path) -> Iterator[Path]:
     """Every file under ``root`` in a stable order, minus caches; symlinks are not followed."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
-        for name in sorted(filenames):
-            if not name.endswith(IGNORED_SUFFIXES):
-                yield Path(dirpath) / name
+    for path, _ in _files(root):
+        yield Path(path)
 
 
 def read_tree(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` as relative POSIX path to content (a symlink as its target)."""
-    return {
-        p.relative_to(root).as_posix(): b"symlink:" + os.readlink(p).encode() if p.is_symlink() else p.read_bytes()
-        for p in iter_files(root)
-    }
+    tree = {}
+    for path, rel in _files(root):
+        if os.path.islink(path):
+            tree[rel] = b"symlink:" + os.readlink(path).encode()
+        else:
+            with open(path, "rb") as file:
+                tree[rel] = file.read()
+    return tree
+
+
+def _files(root: Path) -> Iterator[tuple[str, str]]:
+    """``iter_files`` as plain strings, each path with its relative POSIX path: every run and tool call reads
+    the whole tree (the memo keys, the changes), and ``pathlib`` objects cost more there than the reading."""
+    top = os.fspath(root)
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
+        folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if folder == "." else folder + "/"
+        for name in sorted(filenames):
+            if not name.endswith(IGNORED_SUFFIXES):
+                yield os.path.join(dirpath, name), prefix + name
 
 
 def tree_digest(files: Mapping[str, bytes]) -> str:
