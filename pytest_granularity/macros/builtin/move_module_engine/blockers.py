@@ -36,7 +36,7 @@ from .rewrite import (
     reads_side_effect_name,
     through_binding,
 )
-from .scope import Scope, dotted_chain, parse, read_loads, scope_of
+from .scope import Scope, dotted_chain, parse, read_loads, scope_of, walk
 
 
 def blockers(root: Path, move: Move) -> list[str]:
@@ -79,7 +79,7 @@ def _python_blockers(root: Path, move: Move, hooks_allowed: bool) -> list[str]:
     star_imported = {
         absolute_module(import_package(root, rel), node.module, node.level)
         for rel, tree in trees.items()
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
     }
     parent_all = _parent_all(root, move, files, modules)
@@ -109,7 +109,7 @@ class _File:
 
 def _problems(f: _File, move: Move) -> list[str]:
     problems = []
-    for node in ast.walk(f.tree):
+    for node in walk(f.tree):
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             if move.parent and absolute_module(f.package, node.module, node.level) == move.parent:
                 problems.extend(_star_problem(f, move))
@@ -147,7 +147,7 @@ def _reads_side_effect_name(f: _File, move: Move) -> bool:
     if not f.rel.endswith("__init__.py") or import_name(f.root, f.rel) != move.parent:
         return False
     absolute = ast.parse(ast.unparse(f.tree))
-    for node in ast.walk(absolute):
+    for node in walk(absolute):
         if isinstance(node, ast.ImportFrom) and node.level:
             node.module, node.level = absolute_module(f.package, node.module, node.level), 0
     return reads_side_effect_name(f.tree, f.scope, move) and read_before_import(absolute, move)
@@ -209,7 +209,7 @@ def _attribute_problem(f: _File, node: ast.Attribute, move: Move) -> list[str]:
 def _imports_plainly(tree: ast.Module, module: str) -> bool:
     """Whether the file has ``import <module>`` (no alias), which binds it as an attribute of its parent."""
     return any(
-        isinstance(n, ast.Import) and any(a.name == module and not a.asname for a in n.names) for n in ast.walk(tree)
+        isinstance(n, ast.Import) and any(a.name == module and not a.asname for a in n.names) for n in walk(tree)
     )
 
 
@@ -222,12 +222,12 @@ def _parent_all(root: Path, move: Move, files: list[str], modules: set[str]) -> 
     if init is None or tree is None:
         return None
     if any(
-        isinstance(n, ast.Attribute) and dotted_chain(n) in ("__all__.extend", "__all__.append") for n in ast.walk(tree)
+        isinstance(n, ast.Attribute) and dotted_chain(n) in ("__all__.extend", "__all__.append") for n in walk(tree)
     ):
         return None
     values = [
         node.value
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
         and any(
             isinstance(t, ast.Name) and t.id == "__all__"

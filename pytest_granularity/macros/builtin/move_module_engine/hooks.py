@@ -15,7 +15,7 @@ import ast
 from pathlib import Path
 
 from .rewrite import Move
-from .scope import dotted_chain
+from .scope import dotted_chain, walk
 
 IMPORT_HOOKS = ("sys.meta_path", "sys.path_hooks")
 _IMPORTERS = ("import_module", "importlib.import_module", "__import__")
@@ -23,9 +23,7 @@ _IMPORTERS = ("import_module", "importlib.import_module", "__import__")
 
 def installs_hook(tree: ast.Module) -> list[str]:
     """The import hook lists the file adds to (``sys.meta_path``, ``sys.path_hooks``), sorted."""
-    return sorted(
-        {d for n in ast.walk(tree) if isinstance(n, ast.Attribute) and (d := dotted_chain(n)) in IMPORT_HOOKS}
-    )
+    return sorted({d for n in walk(tree) if isinstance(n, ast.Attribute) and (d := dotted_chain(n)) in IMPORT_HOOKS})
 
 
 def names_package(tree: ast.Module, move: Move) -> bool:
@@ -35,7 +33,7 @@ def names_package(tree: ast.Module, move: Move) -> bool:
         and isinstance(n.value, str)
         and n.value
         and (move.old == n.value or move.old.startswith(n.value + "."))
-        for n in ast.walk(tree)
+        for n in walk(tree)
     )
 
 
@@ -47,7 +45,7 @@ def mirror(root: Path, tree: ast.Module, move: Move) -> Move | None:
         return None
     claimed = {
         c.value
-        for n in ast.walk(tree)
+        for n in walk(tree)
         if isinstance(n, ast.Compare) and all(isinstance(op, ast.Eq) for op in n.ops)
         for c in [n.left, *n.comparators]
         if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.isidentifier()
@@ -65,7 +63,7 @@ def _import_prefixes(tree: ast.Module) -> set[str] | None:
     """The package names the file's dynamic imports start with, when each is a constant joined to a tail; else None."""
     built = _built_names(tree)
     prefixes: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call) and dotted_chain(node.func) in _IMPORTERS:
             argument = node.args[0] if node.args else None
             prefix = _joined_prefix(argument)
@@ -79,7 +77,7 @@ def _import_prefixes(tree: ast.Module) -> set[str] | None:
 def _built_names(tree: ast.Module) -> dict[str, set[str] | None]:
     """Each name assigned in the file, with the constant prefixes of what it is assigned (None when any is not one)."""
     built: dict[str, set[str] | None] = {}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):

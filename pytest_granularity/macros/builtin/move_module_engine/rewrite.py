@@ -31,7 +31,7 @@ from libcst.helpers import (
 
 from pytest_granularity.core.modnames import absolute_module, import_name, import_package
 
-from .scope import Scope, read_loads, scope_of
+from .scope import Scope, read_loads, scope_of, walk
 
 
 @dataclass(frozen=True)
@@ -137,8 +137,8 @@ def _rewrite(source: str, package: str, move: Move, inside: bool, modules: set[s
 
 def reads_side_effect_name(tree: ast.Module, scope: Scope, move: Move) -> bool:
     """The parent's ``__init__`` (``tree``) reads (or ``del``s) ``mod``, bound only by importing ``parent.mod``."""
-    deleted = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    deleted = {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+    stored = {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     only_deleted = move.name in deleted - stored and move.name not in _defined(tree)
     used = move.name in read_loads(tree) or only_deleted
     return used and move.name not in scope.modules and (move.name not in scope.unsure or only_deleted)
@@ -146,7 +146,7 @@ def reads_side_effect_name(tree: ast.Module, scope: Scope, move: Move) -> bool:
 
 def _defined(tree: ast.Module) -> set[str]:
     """Names a ``def`` or ``class`` binds anywhere in the file."""
-    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return {n.name for n in walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 def read_before_import(tree: ast.Module, move: Move) -> bool:
