@@ -3,7 +3,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
+from conftest import REPO
 
+from pytest_granularity.core.schemas import load_yaml
 from pytest_granularity.core.tasks import TaskError, find_task_files, load_task
 
 
@@ -98,3 +101,21 @@ def test_find_task_files_is_sorted_and_deduplicated(data_copy):
     tasks = data_copy / "tasks"
     found = find_task_files([tasks, tasks / "fix-add" / "task.yaml"])
     assert found == [(tasks / "fix-add" / "task.yaml").resolve()]
+
+
+def test_every_task_file_reads_as_the_pure_python_loader_reads_it():
+    texts = [path.read_text() for path in sorted(REPO.glob("benchmark_tasks/*/task.yaml"))]
+    assert len(texts) == 80
+    assert all(load_yaml(text) == yaml.safe_load(text) for text in texts)
+
+
+def test_what_libyaml_refuses_is_read_again_by_the_pure_python_loader(monkeypatch):
+    class Refusing(yaml.SafeLoader):
+        def get_single_data(self):
+            raise yaml.YAMLError("refused")
+
+    monkeypatch.setattr(yaml, "CSafeLoader", Refusing, raising=False)
+    assert load_yaml("id: fix-add\n") == {"id": "fix-add"}
+    with pytest.raises(yaml.MarkedYAMLError) as refused:
+        load_yaml("id: [unclosed\n")
+    assert refused.value.problem_mark.line == 1

@@ -116,12 +116,24 @@ def check(path: Path, schema: dict[str, Any], instance: Any) -> None:
         raise DefinitionError(path, *error)
 
 
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load``, through libyaml where PyYAML was built with it: every session reads every task
+    file, ten times faster so. A document libyaml refuses is read again by the pure-Python loader, whose
+    error (and its mark) or reading is the one given."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 def read_yaml_mapping(path: Path) -> dict[str, Any]:
     import yaml
 
     text = read_text(path)
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

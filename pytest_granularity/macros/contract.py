@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..core.schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
+from ..core.schemas import DefinitionError, check, load_yaml, packaged_schema, read_yaml_mapping
 from ..process.interrupts import kill_group, tracked_process
 
 CONTRACT_FILE = "contract.yaml"
@@ -156,7 +156,7 @@ def read_skill_front_matter(path: Path) -> dict[str, Any]:
     if not text.startswith("---") or len(parts) < 3:
         raise DefinitionError(path, "<front matter>", "must start with YAML front matter between '---' lines")
     try:
-        data = yaml.safe_load(parts[1])
+        data = load_yaml(parts[1])
     except yaml.YAMLError:
         raise DefinitionError(path, "<front matter>", "front matter is not valid YAML") from None
     if not isinstance(data, dict):
