@@ -21,6 +21,10 @@ def _encoding():  # type: ignore[no-untyped-def]
     return tiktoken.get_encoding(ENCODING)
 
 
+@lru_cache(maxsize=4096)
 def count_tokens(text: str) -> int:
-    """Tokens of ``text``; special-token look-alikes in file contents are counted as plain text."""
+    """Tokens of ``text``; special-token look-alikes in file contents are counted as plain text.
+
+    Remembered: a session counts the same texts run after run (every message's role, the system prompt,
+    the tool schemas, the task's prompt, the files the agents read)."""
     return len(_encoding().encode(text, disallowed_special=()))

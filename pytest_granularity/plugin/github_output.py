@@ -20,6 +20,11 @@ def in_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
+def has_step_summary() -> bool:
+    """Whether this job has a step summary to write to (rendering one costs a second report)."""
+    return bool(os.environ.get("GITHUB_STEP_SUMMARY"))
+
+
 def write_step_summary(markdown: str) -> None:
     """Append ``markdown`` to the job's step summary, when there is one (the one writer of that file)."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")

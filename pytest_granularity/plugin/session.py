@@ -139,7 +139,8 @@ class GranularitySession:
         if outputs.html is not None:
             html = outputs.html
             writers.append(lambda: f"html: {write_html(html, results)}")
-        writers.append(lambda: github_output.write_step_summary(github_output.results_markdown(results)))
+        if github_output.has_step_summary():
+            writers.append(lambda: github_output.write_step_summary(github_output.results_markdown(results)))
         lines = []
         for write in writers:
             try:
