@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -9,11 +10,12 @@ from pathlib import Path
 import pytest
 from macro_helpers import REGISTRY, workspace
 
-from pytest_granularity.core.failures import FailureClass
+from pytest_granularity.core.failures import FailureClass, Fault, InjectedFault
 from pytest_granularity.core.folder_sync import fingerprint, keep_all, sync
 from pytest_granularity.core.workspace import Workspace
-from pytest_granularity.macros import MacroContext, MacroOutcome, call_memo
+from pytest_granularity.macros import MacroContext, MacroOutcome, call_memo, invoke
 from pytest_granularity.macros.call_memo import invoke_remembered
+from pytest_granularity.macros.runtime import FaultOnce, no_faults
 from pytest_granularity.process.pytest_process import test_time
 
 PROJECT = {
@@ -202,3 +204,57 @@ def test_the_oldest_call_goes_past_the_memo_size_with_its_folder(kept, monkeypat
         invoke_remembered(macro, context(ws, new=new))
     assert len(call_memo._MEMO) == 2
     assert len(list((ws.root.parent / call_memo.FOLDER).iterdir())) == 2
+
+
+@pytest.mark.parametrize("point", [Fault.EARLY, Fault.LATE])
+def test_a_faulted_run_s_call_is_replayed_up_to_its_fault_as_the_call_ends_there(kept, monkeypatch, point):
+    """The call made with the fault and the call replayed with it end alike: the same outcome but its seconds,
+    and the same folder (untouched at ``early``, the macro's work done at ``late``)."""
+    ws, pristine = kept
+    macro = REGISTRY.get("replace_and_verify")
+    made = invoke(macro, context(ws), FaultOnce(point))
+    made_left = fingerprint(ws.root)
+    sync(ws.root, [pristine], keep_all)
+    invoke_remembered(macro, context(ws))  # the call without a fault, remembered
+    sync(ws.root, [pristine], keep_all)
+    monkeypatch.setattr(call_memo, "invoke", lambda *call: pytest.fail("the call was made again"))
+    fault = FaultOnce(point)
+    replayed = invoke_remembered(macro, context(ws), fault)
+    assert fault.fired and replayed.injected
+    assert dataclasses.replace(replayed, seconds=0) == dataclasses.replace(made, seconds=0)
+    assert fingerprint(ws.root) == made_left
+
+
+def test_a_fault_that_fired_earlier_in_the_run_replays_the_whole_call(kept, monkeypatch):
+    ws, pristine = kept
+    macro = REGISTRY.get("replace_and_verify")
+    first = invoke_remembered(macro, context(ws))
+    sync(ws.root, [pristine], keep_all)
+    fault = FaultOnce(Fault.LATE)
+    fault.fired = True
+    monkeypatch.setattr(call_memo, "invoke", lambda *call: pytest.fail("the call was made again"))
+    assert invoke_remembered(macro, context(ws), fault) == first
+
+
+def test_an_early_fault_after_preconditions_that_wrote_makes_the_call_again(kept, monkeypatch):
+    """A replay cannot know the folder as such preconditions left it when an early fault ended the call."""
+    ws, pristine = kept
+    made = []
+
+    def preconditions_that_write(macro, ctx, fault):
+        made.append(ctx)
+        (ctx.root / "written-by-preconditions.txt").write_text("x")
+        fault(Fault.EARLY, macro.name, ctx.args, ctx.root)
+        return MacroOutcome(macro.name, None, "done")
+
+    monkeypatch.setattr(call_memo, "invoke", preconditions_that_write)
+    macro = REGISTRY.get("replace_and_verify")
+    invoke_remembered(macro, context(ws))
+    for fault in (FaultOnce(Fault.LATE), no_faults):
+        sync(ws.root, [pristine], keep_all)
+        invoke_remembered(macro, context(ws), fault)
+    assert len(made) == 1
+    sync(ws.root, [pristine], keep_all)
+    with pytest.raises(InjectedFault):  # the stand-in classifies nothing: what counts is that it ran
+        invoke_remembered(macro, context(ws), FaultOnce(Fault.EARLY))
+    assert len(made) == 2

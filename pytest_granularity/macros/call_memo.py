@@ -9,31 +9,50 @@ call on a folder in the same state gets both back: the folder is made what the c
 (``folder_sync``: the same paths, kinds, bytes, links and modes) and the outcome is the call's, its
 ``seconds`` too (the macro audit reports what a call costs, not what a replay does).
 
-Only where a replay is exact and the memo has a home: calls without injected faults, in the folder
-a process keeps for its runs (``Workspace.for_task(reuse=True)``), whose copies live beside it and
-go with it. Never kept: a call that timed out, died or broke in the harness (``executor_exception``),
-whose tests timed out (the machine's doing, maybe), or that left what ``folder_sync`` cannot lay.
+A faulted run's call is replayed too, up to its fault: the fault points the call reached are
+reached again, in order, and one that raises ends the replay as it ended the call (at ``early``
+the folder untouched, at ``late`` the macro's work done), with the seconds the call had taken to
+get there. So only fault points that touch nothing are replayed around: none, or a run's own
+injected fault (``FaultOnce``); while another plugin implements the fault hooks, every call is made.
+
+Only where a replay is exact and the memo has a home: in the folder a process keeps for its runs
+(``Workspace.for_task(reuse=True)``), whose copies live beside it and go with it. Never kept: a
+call that timed out, died, broke in the harness (``executor_exception``) or was ended by a fault,
+whose tests timed out (the machine's doing, maybe), or that left what ``folder_sync`` cannot lay;
+never replayed: an ``early`` fault after preconditions that wrote (the replay cannot know that folder).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-from ..core.failures import FailureClass
+from ..core.failures import FailureClass, Fault
 from ..core.folder_sync import fingerprint, keep_all, sync
 from ..process.pytest_process import test_time
 from .context import MacroContext
 from .contract import Macro
-from .runtime import FaultPoint, MacroOutcome, invoke, no_faults
+from .runtime import FaultOnce, FaultPoint, MacroOutcome, concluded, faulted, invoke, no_faults
 
 MEMO_SIZE = 256
 FOLDER = "macro-calls"
 """Beside the kept workspace folder: the folders remembered calls left."""
+
+
+@dataclass(frozen=True)
+class _Point:
+    """A fault point a call reached: when (seconds into the call), and the folder's fingerprint then."""
+
+    seconds: float
+    state: str | None
 
 
 @dataclass(frozen=True)
@@ -43,31 +62,67 @@ class _Kept:
     macros: tuple[Macro, ...]
     outcome: MacroOutcome
     folder: Path
+    reached: dict[str, _Point]
+    before: str
 
 
 _MEMO: OrderedDict[str, _Kept] = OrderedDict()
 
 
 def invoke_remembered(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> MacroOutcome:
-    """``invoke``, replayed when this call was made on this folder's state before."""
-    key = _key(macro, ctx) if fault is no_faults and ctx.workspace.reused else None
+    """``invoke``, replayed when this call was made on this folder's state before. A replay reaches the fault
+    points the call reached, in its order; one that raises ends the replay where it would have ended the call."""
+    state = (
+        fingerprint(ctx.root) if ctx.workspace.reused and (fault is no_faults or isinstance(fault, FaultOnce)) else None
+    )
+    key = _key(macro, ctx, state) if state is not None else None
     kept = _MEMO.get(key) if key is not None else None
-    if key is not None and kept is not None and kept.folder.is_dir():
+    if key is not None and kept is not None and kept.folder.is_dir() and _can_replay(kept, fault):
         _MEMO.move_to_end(key)
-        sync(ctx.root, [kept.folder], keep_all)
-        return kept.outcome
+        return _replayed(kept, macro, ctx, fault)
     timeouts = test_time.timeouts
-    outcome = invoke(macro, ctx, fault)
-    if key is not None and _repeatable(outcome) and test_time.timeouts == timeouts:
-        _keep(key, (macro, *ctx.dependencies.values()), outcome, ctx.root)
+    reached: dict[str, _Point] = {}
+    outcome = invoke(macro, ctx, _noting(fault, reached, ctx.root))
+    if key is not None and state is not None and _repeatable(outcome) and test_time.timeouts == timeouts:
+        _keep(key, (macro, *ctx.dependencies.values()), outcome, reached, state, ctx.root)
     return outcome
 
 
-def _key(macro: Macro, ctx: MacroContext) -> str | None:
-    """The call and the folder's state; None when the folder holds what a replay could not lay."""
-    state = fingerprint(ctx.root)
-    if state is None:
-        return None
+def _noting(fault: FaultPoint, reached: dict[str, _Point], root: Path) -> FaultPoint:
+    started = time.monotonic()
+
+    def point(name: str, macro: str, args: dict[str, Any], workspace: Path) -> None:
+        reached[name] = _Point(time.monotonic() - started, fingerprint(root))
+        fault(name, macro, args, workspace)
+
+    return point
+
+
+def _can_replay(kept: _Kept, fault: FaultPoint) -> bool:
+    """Whether a replay ends where the call would: an ``early`` fault that will fire ends the call with the folder
+    as it was then, which the replay knows only if the call's preconditions left it as they found it."""
+    fires_early = isinstance(fault, FaultOnce) and not fault.fired and fault.point == Fault.EARLY
+    early = kept.reached.get(Fault.EARLY)
+    return not (fires_early and early is not None and early.state != kept.before)
+
+
+def _replayed(kept: _Kept, macro: Macro, ctx: MacroContext, fault: FaultPoint) -> MacroOutcome:
+    outcome = partial(concluded, macro, ctx, ctx.workspace.files(), time.monotonic())
+    for name in (Fault.EARLY, Fault.LATE):
+        if name == Fault.LATE:
+            sync(ctx.root, [kept.folder], keep_all)
+        point = kept.reached.get(name)
+        if point is None:
+            continue
+        try:
+            fault(name, macro.name, ctx.args, ctx.root)
+        except Exception as exc:
+            return dataclasses.replace(faulted(outcome, exc), seconds=point.seconds)
+    return kept.outcome
+
+
+def _key(macro: Macro, ctx: MacroContext, state: str) -> str:
+    """The call and the folder's ``state`` (its fingerprint)."""
     dependencies = sorted((name, id(d)) for name, d in ctx.dependencies.items())
     arguments = json.dumps(ctx.args, sort_keys=True, default=repr)
     call = (id(macro), dependencies, arguments, ctx.tests, ctx.test_timeout, ctx.sandbox.mode, str(ctx.root), state)
@@ -78,7 +133,9 @@ def _repeatable(outcome: MacroOutcome) -> bool:
     return not (outcome.timed_out or outcome.injected or outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION)
 
 
-def _keep(key: str, macros: tuple[Macro, ...], outcome: MacroOutcome, root: Path) -> None:
+def _keep(
+    key: str, macros: tuple[Macro, ...], outcome: MacroOutcome, reached: dict[str, _Point], before: str, root: Path
+) -> None:
     if fingerprint(root) is None:
         return
     folder = root.parent / FOLDER / key
@@ -88,7 +145,7 @@ def _keep(key: str, macros: tuple[Macro, ...], outcome: MacroOutcome, root: Path
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return
-    _MEMO[key] = _Kept(macros, outcome, folder)
+    _MEMO[key] = _Kept(macros, outcome, folder, reached, before)
     while len(_MEMO) > MEMO_SIZE:
         _, dropped = _MEMO.popitem(last=False)
         shutil.rmtree(dropped.folder, ignore_errors=True)

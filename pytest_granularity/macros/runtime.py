@@ -23,13 +23,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..core.errors import GranularityError
 from ..core.failures import FailureClass, Fault, InjectedFault
 from ..core.schemas import first_error
-from ..core.workspace import Changes, compare
+from ..core.workspace import Changes, Snapshot, compare
 from ..process.interrupts import kill_group, track_process, untrack_process
 from .context import MacroContext, MacroError, Parts
 from .contract import SIDE_EFFECT_KINDS, Macro
@@ -44,6 +45,20 @@ FaultPoint = Callable[[str, str, dict[str, Any], Path], None]
 
 def no_faults(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
     return None
+
+
+class FaultOnce:
+    """The fault point of a faulted benchmark run: ``InjectedFault`` at ``point`` on the run's first macro call
+    only. It reads and writes nothing, so a call around it can be replayed exactly (``call_memo``)."""
+
+    def __init__(self, point: str) -> None:
+        self.point = point
+        self.fired = False
+
+    def __call__(self, point: str, macro: str, args: dict[str, Any], root: Path) -> None:
+        if point == self.point and not self.fired:
+            self.fired = True
+            raise InjectedFault(f"injected {point} fault in {macro}")
 
 
 @dataclass(frozen=True)
@@ -80,24 +95,7 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     if error is not None:
         return MacroOutcome(macro.name, FailureClass.PROTOCOL_FAILURE, f"invalid arguments ({error[0]}): {error[1]}")
     before = ctx.workspace.files()
-
-    def outcome(
-        failure: FailureClass | None, reason: str, problems: tuple[str, ...] = (), exc: BaseException | None = None
-    ) -> MacroOutcome:
-        changes = compare(before, ctx.workspace.files())
-        violations = _violations(macro, ctx.args, changes)
-        return MacroOutcome(
-            macro.name,
-            failure,
-            reason,
-            changes,
-            problems,
-            violations,
-            injected=isinstance(exc, InjectedFault),
-            timed_out=isinstance(exc, MacroTimeout),
-            outside_writes=(exc.path,) if isinstance(exc, OutsideWrite) else (),
-            seconds=time.monotonic() - started,
-        )
+    outcome = partial(concluded, macro, ctx, before, started)
 
     seconds = float(macro.contract["timeout_seconds"])
     parts: Parts = {
@@ -123,7 +121,7 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
             )
             return outcome(failure, str(exc))
         except Exception as exc:
-            return outcome(FailureClass.EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
+            return faulted(outcome, exc)
         if not isinstance(summary, str):
             name = summary.type_name if isinstance(summary, _NotText) else type(summary).__name__
             return outcome(FailureClass.PROTOCOL_FAILURE, f"the macro returned {name}, not a text summary")
@@ -138,8 +136,40 @@ def invoke(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> Ma
     try:
         fault(Fault.LATE, macro.name, ctx.args, ctx.root)
     except Exception as exc:
-        return outcome(FailureClass.EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
+        return faulted(outcome, exc)
     return outcome(None, summary)
+
+
+def concluded(
+    macro: Macro,
+    ctx: MacroContext,
+    before: Snapshot,
+    started: float,
+    failure: FailureClass | None,
+    reason: str,
+    problems: tuple[str, ...] = (),
+    exc: BaseException | None = None,
+) -> MacroOutcome:
+    """How a call that started at ``started`` on the files ``before`` ended: what it changed since, against its
+    contract, and what ``exc`` (the exception that ended it, if one did) says of it."""
+    changes = compare(before, ctx.workspace.files())
+    return MacroOutcome(
+        macro.name,
+        failure,
+        reason,
+        changes,
+        problems,
+        _violations(macro, ctx.args, changes),
+        injected=isinstance(exc, InjectedFault),
+        timed_out=isinstance(exc, MacroTimeout),
+        outside_writes=(exc.path,) if isinstance(exc, OutsideWrite) else (),
+        seconds=time.monotonic() - started,
+    )
+
+
+def faulted(outcome: Callable[..., MacroOutcome], exc: Exception) -> MacroOutcome:
+    """The outcome of a call a fault point (or the macro's work) ended with ``exc``."""
+    return outcome(FailureClass.EXECUTOR_EXCEPTION, f"{type(exc).__name__}: {exc}", exc=exc)
 
 
 class MacroTimeout(GranularityError):

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from ..core.errors import GranularityError
-from ..core.failures import FAULTS, Fault, InjectedFault
+from ..core.failures import FAULTS, Fault
 from ..core.result import Outcome, RunIdentity, RunResult
 from ..core.tasks import Task, TaskError, load_task
-from ..macros.runtime import no_faults
+from ..macros.runtime import FaultOnce, FaultPoint, no_faults
 from ..run.policies import Policy
 from ..run.runner import run_task
 from ..run.taskcheck import macro_call_problems
@@ -119,22 +119,16 @@ class TaskItem(pytest.Function):
 
 
 class _FaultInjector:
-    """Raises at one fault point, on the first macro call of the run only."""
+    """Raises at one fault point, on the first macro call of the run only (``FaultOnce``), through the hooks."""
 
     def __init__(self, point: str) -> None:
-        self.point = point
-        self.fired = False
-
-    def _maybe_raise(self, point: str, macro: str) -> None:
-        if point == self.point and not self.fired:
-            self.fired = True
-            raise InjectedFault(f"injected {point} fault in {macro}")
+        self.once = FaultOnce(point)
 
     def pytest_granularity_macro_early(self, macro: str, args: dict[str, Any], workspace: Path) -> None:
-        self._maybe_raise(Fault.EARLY, macro)
+        self.once(Fault.EARLY, macro, args, workspace)
 
     def pytest_granularity_macro_late(self, macro: str, args: dict[str, Any], workspace: Path) -> None:
-        self._maybe_raise(Fault.LATE, macro)
+        self.once(Fault.LATE, macro, args, workspace)
 
 
 @contextmanager
@@ -159,14 +153,7 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
     def fault_point(point: str, macro: str, args: dict[str, Any], root: Path) -> None:
         getattr(config.hook, f"pytest_granularity_macro_{point}")(macro=macro, args=args, workspace=root)
 
-    listened = any(
-        hook.get_hookimpls()
-        for hook in (config.hook.pytest_granularity_macro_early, config.hook.pytest_granularity_macro_late)
-    )
-    # Where no plugin listens at the fault points (no fault injected, none of the user's), a call skips them
-    # and may be replayed (``macros.call_memo``): a replay never reaches a fault point.
-    point = fault_point if listened else no_faults
-    result = run_task(item.task, item.policy, item.fault, session.settings.run, point, item.epoch)
+    result = run_task(item.task, item.policy, item.fault, session.settings.run, _point(config, fault_point), item.epoch)
     item.user_properties.append(result.to_property())
     regression = session.regression(result)
     if regression or not result.success:
@@ -176,6 +163,20 @@ def _run_item(request: pytest.FixtureRequest, granularity_fault: str) -> None:
                 f"[{result.policy}, fault {result.fault}] over all epochs"
             )
         raise RunFailed(result, regression)
+
+
+def _point(config: pytest.Config, hooks: FaultPoint) -> FaultPoint:
+    """The run's fault point: the hooks while any other plugin implements them (each call must reach it), else
+    the run's own injected fault (``FaultOnce``) or none, which a replayed call honours (``macros.call_memo``)."""
+    plugins = {
+        impl.plugin
+        for hook in (config.hook.pytest_granularity_macro_early, config.hook.pytest_granularity_macro_late)
+        for impl in hook.get_hookimpls()
+    }
+    injectors = [plugin for plugin in plugins if isinstance(plugin, _FaultInjector)]
+    if len(injectors) < len(plugins):
+        return hooks
+    return injectors[0].once if injectors else no_faults
 
 
 def _describe_failure(result: RunResult, regression: str | None = None) -> str:
