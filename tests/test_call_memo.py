@@ -258,3 +258,18 @@ def test_an_early_fault_after_preconditions_that_wrote_makes_the_call_again(kept
     with pytest.raises(InjectedFault):  # the stand-in classifies nothing: what counts is that it ran
         invoke_remembered(macro, context(ws), FaultOnce(Fault.EARLY))
     assert len(made) == 2
+
+
+def test_the_kept_folders_stay_within_their_bytes(kept, monkeypatch):
+    ws, _ = kept
+    counted(monkeypatch)
+    size = sum(len(text.encode()) for text in PROJECT.values())
+    macro = REGISTRY.get("replace_and_verify")
+    monkeypatch.setattr(call_memo, "MEMO_BYTES", size + size // 2)  # one copy fits, not two
+    for new in ("SCALE = 3", "SCALE = 4"):
+        invoke_remembered(macro, context(ws, new=new))
+    assert len(call_memo._MEMO) == 1
+    assert len(list((ws.root.parent / call_memo.FOLDER).iterdir())) == 1
+    monkeypatch.setattr(call_memo, "MEMO_BYTES", size - 1)  # a folder larger than all of it is never copied
+    invoke_remembered(macro, context(ws, new="SCALE = 5"))
+    assert len(call_memo._MEMO) == 1

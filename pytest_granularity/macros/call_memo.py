@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import shutil
 import time
 from collections import OrderedDict
@@ -43,6 +44,8 @@ from .contract import Macro
 from .runtime import FaultOnce, FaultPoint, MacroOutcome, concluded, faulted, invoke, no_faults
 
 MEMO_SIZE = 256
+MEMO_BYTES = 256 * 2**20
+"""What the kept folders' files may hold in all, per process: a user's task can copy a large repository."""
 FOLDER = "macro-calls"
 """Beside the kept workspace folder: the folders remembered calls left."""
 
@@ -64,6 +67,8 @@ class _Kept:
     folder: Path
     reached: dict[str, _Point]
     before: str
+    size: int
+    """The bytes of the folder's files."""
 
 
 _MEMO: OrderedDict[str, _Kept] = OrderedDict()
@@ -138,6 +143,9 @@ def _keep(
 ) -> None:
     if fingerprint(root) is None:
         return
+    size = _size(root)
+    if size > MEMO_BYTES:
+        return
     folder = root.parent / FOLDER / key
     shutil.rmtree(folder, ignore_errors=True)
     try:
@@ -145,7 +153,12 @@ def _keep(
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return
-    _MEMO[key] = _Kept(macros, outcome, folder, reached, before)
-    while len(_MEMO) > MEMO_SIZE:
+    _MEMO[key] = _Kept(macros, outcome, folder, reached, before, size)
+    while len(_MEMO) > MEMO_SIZE or sum(kept.size for kept in _MEMO.values()) > MEMO_BYTES:
         _, dropped = _MEMO.popitem(last=False)
         shutil.rmtree(dropped.folder, ignore_errors=True)
+
+
+def _size(root: Path) -> int:
+    """The bytes of the files (and links) under ``root``."""
+    return sum(os.lstat(os.path.join(folder, name)).st_size for folder, _, names in os.walk(root) for name in names)
