@@ -61,20 +61,29 @@ def fingerprint(root: Path) -> str | None:
     a link's target (modification times aside). Folders with equal fingerprints hold the same; after
     ``sync(root, [copy], keep_all)`` of a copy of a folder, ``root`` has that folder's fingerprint.
 
-    None when ``sync`` could not be relied on to lay or clear ``root``: it holds what is neither a file, a
-    folder nor a link (a FIFO, which copying would block on), or, for a process that is not root's, what
-    is not its own, a file it cannot read or a folder it cannot change."""
+    None when ``sync`` could not be relied on to lay or clear ``root`` (see ``laid_bytes``)."""
+    entries = _layable_entries(root)
+    if entries is None:
+        return None
     digest = hashlib.blake2b(digest_size=20)
     try:
-        for rel, path, st in _walk(root):
+        for rel, (path, st) in entries.items():
             kind = _kind(st.st_mode)
-            if kind == "other" or not _ours(st, kind):
-                return None
-            data = os.readlink(path).encode() if kind == "link" else _read(path) if kind == "file" else b""
+            data = os.readlink(path).encode() if kind == "link" else path.read_bytes() if kind == "file" else b""
             digest.update(f"{rel}\0{st.st_mode:o}\0{len(data)}\0".encode() + data)
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def laid_bytes(root: Path) -> int | None:
+    """The bytes of the files and links ``sync`` would lay from ``root``, read from their metadata alone.
+
+    None when ``sync`` could not be relied on to lay or clear ``root``: it holds what is neither a file, a
+    folder nor a link (a FIFO, which copying would block on), or, for a process that is not root's, what
+    is not its own, a file it cannot read or a folder it cannot change."""
+    entries = _layable_entries(root)
+    return None if entries is None else sum(st.st_size for _, st in entries.values() if not stat.S_ISDIR(st.st_mode))
 
 
 def keep_all(directory: str, names: list[str]) -> set[str]:
@@ -82,32 +91,22 @@ def keep_all(directory: str, names: list[str]) -> set[str]:
     return set()
 
 
-def _walk(root: Path) -> list[tuple[str, str, os.stat_result]]:
-    """Every entry under ``root``, parents first, in a stable order; links are not followed."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root, onerror=_raise):
-        dirnames.sort()
-        base = os.path.relpath(dirpath, root)
-        for name in [*dirnames, *sorted(filenames)]:
-            path = os.path.join(dirpath, name)
-            found.append((name if base == "." else f"{base}/{name}", path, os.lstat(path)))
-    return found
-
-
-def _raise(error: OSError) -> None:
-    raise error
+def _layable_entries(root: Path) -> Entries | None:
+    try:
+        entries = _entries([root], keep_all)
+    except OSError:
+        return None
+    return entries if all(_ours(st, _kind(st.st_mode)) for _, st in entries.values()) else None
 
 
 def _ours(st: os.stat_result, kind: str) -> bool:
+    """Whether ``sync`` can rely on laying or clearing this entry (of ``kind``)."""
+    if kind == "other":
+        return False
     if os.geteuid() == 0 or kind == "link":
         return True
     needed = stat.S_IRWXU if kind == "dir" else stat.S_IRUSR
     return st.st_uid == os.geteuid() and st.st_mode & needed == needed
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
 
 
 def _kind(mode: int) -> str:

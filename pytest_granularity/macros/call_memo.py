@@ -27,17 +27,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import shutil
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..core.failures import FailureClass, Fault
-from ..core.folder_sync import fingerprint, keep_all, sync
+from ..core.folder_sync import fingerprint, keep_all, laid_bytes, sync
 from ..process.pytest_process import test_time
 from .context import MacroContext
 from .contract import Macro
@@ -50,12 +49,13 @@ FOLDER = "macro-calls"
 """Beside the kept workspace folder: the folders remembered calls left."""
 
 
-@dataclass(frozen=True)
-class _Point:
-    """A fault point a call reached: when (seconds into the call), and the folder's fingerprint then."""
+@dataclass
+class _Trace:
+    """The fault points a call reached, each with its seconds into the call, and whether its preconditions wrote
+    (the folder had changed by ``early``)."""
 
-    seconds: float
-    state: str | None
+    reached: dict[str, float] = field(default_factory=dict)
+    wrote_early: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,7 @@ class _Kept:
     macros: tuple[Macro, ...]
     outcome: MacroOutcome
     folder: Path
-    reached: dict[str, _Point]
-    before: str
+    trace: _Trace
     size: int
     """The bytes of the folder's files."""
 
@@ -77,27 +76,29 @@ _MEMO: OrderedDict[str, _Kept] = OrderedDict()
 def invoke_remembered(macro: Macro, ctx: MacroContext, fault: FaultPoint = no_faults) -> MacroOutcome:
     """``invoke``, replayed when this call was made on this folder's state before. A replay reaches the fault
     points the call reached, in its order; one that raises ends the replay where it would have ended the call."""
-    state = (
-        fingerprint(ctx.root) if ctx.workspace.reused and (fault is no_faults or isinstance(fault, FaultOnce)) else None
-    )
-    key = _key(macro, ctx, state) if state is not None else None
-    kept = _MEMO.get(key) if key is not None else None
-    if key is not None and kept is not None and kept.folder.is_dir() and _can_replay(kept, fault):
+    replayable = ctx.workspace.reused and (fault is no_faults or isinstance(fault, FaultOnce))
+    before = fingerprint(ctx.root) if replayable else None
+    if before is None:
+        return invoke(macro, ctx, fault)
+    key = _key(macro, ctx, before)
+    kept = _MEMO.get(key)
+    if kept is not None and kept.folder.is_dir() and _can_replay(kept, fault):
         _MEMO.move_to_end(key)
         return _replayed(kept, macro, ctx, fault)
-    timeouts = test_time.timeouts
-    reached: dict[str, _Point] = {}
-    outcome = invoke(macro, ctx, _noting(fault, reached, ctx.root))
-    if key is not None and state is not None and _repeatable(outcome) and test_time.timeouts == timeouts:
-        _keep(key, (macro, *ctx.dependencies.values()), outcome, reached, state, ctx.root)
+    timeouts, trace = test_time.timeouts, _Trace()
+    outcome = invoke(macro, ctx, _noting(fault, trace, ctx.root, before))
+    if _repeatable(outcome) and test_time.timeouts == timeouts:
+        _keep(key, (macro, *ctx.dependencies.values()), outcome, trace, ctx.root)
     return outcome
 
 
-def _noting(fault: FaultPoint, reached: dict[str, _Point], root: Path) -> FaultPoint:
+def _noting(fault: FaultPoint, trace: _Trace, root: Path, before: str) -> FaultPoint:
     started = time.monotonic()
 
     def point(name: str, macro: str, args: dict[str, Any], workspace: Path) -> None:
-        reached[name] = _Point(time.monotonic() - started, fingerprint(root))
+        trace.reached[name] = time.monotonic() - started
+        if name == Fault.EARLY:
+            trace.wrote_early = fingerprint(root) != before
         fault(name, macro, args, workspace)
 
     return point
@@ -107,22 +108,24 @@ def _can_replay(kept: _Kept, fault: FaultPoint) -> bool:
     """Whether a replay ends where the call would: an ``early`` fault that will fire ends the call with the folder
     as it was then, which the replay knows only if the call's preconditions left it as they found it."""
     fires_early = isinstance(fault, FaultOnce) and not fault.fired and fault.point == Fault.EARLY
-    early = kept.reached.get(Fault.EARLY)
-    return not (fires_early and early is not None and early.state != kept.before)
+    return not (fires_early and kept.trace.wrote_early)
 
 
 def _replayed(kept: _Kept, macro: Macro, ctx: MacroContext, fault: FaultPoint) -> MacroOutcome:
+    if fault is no_faults:  # nothing can end it early: no need of the folder as it was
+        sync(ctx.root, [kept.folder], keep_all)
+        return kept.outcome
     outcome = partial(concluded, macro, ctx, ctx.workspace.files(), time.monotonic())
     for name in (Fault.EARLY, Fault.LATE):
         if name == Fault.LATE:
             sync(ctx.root, [kept.folder], keep_all)
-        point = kept.reached.get(name)
-        if point is None:
+        seconds = kept.trace.reached.get(name)
+        if seconds is None:
             continue
         try:
             fault(name, macro.name, ctx.args, ctx.root)
         except Exception as exc:
-            return dataclasses.replace(faulted(outcome, exc), seconds=point.seconds)
+            return dataclasses.replace(faulted(outcome, exc), seconds=seconds)
     return kept.outcome
 
 
@@ -138,13 +141,9 @@ def _repeatable(outcome: MacroOutcome) -> bool:
     return not (outcome.timed_out or outcome.injected or outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION)
 
 
-def _keep(
-    key: str, macros: tuple[Macro, ...], outcome: MacroOutcome, reached: dict[str, _Point], before: str, root: Path
-) -> None:
-    if fingerprint(root) is None:
-        return
-    size = _size(root)
-    if size > MEMO_BYTES:
+def _keep(key: str, macros: tuple[Macro, ...], outcome: MacroOutcome, trace: _Trace, root: Path) -> None:
+    size = laid_bytes(root)
+    if size is None or size > MEMO_BYTES:
         return
     folder = root.parent / FOLDER / key
     shutil.rmtree(folder, ignore_errors=True)
@@ -153,12 +152,7 @@ def _keep(
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return
-    _MEMO[key] = _Kept(macros, outcome, folder, reached, before, size)
+    _MEMO[key] = _Kept(macros, outcome, folder, trace, size)
     while len(_MEMO) > MEMO_SIZE or sum(kept.size for kept in _MEMO.values()) > MEMO_BYTES:
         _, dropped = _MEMO.popitem(last=False)
         shutil.rmtree(dropped.folder, ignore_errors=True)
-
-
-def _size(root: Path) -> int:
-    """The bytes of the files (and links) under ``root``."""
-    return sum(os.lstat(os.path.join(folder, name)).st_size for folder, _, names in os.walk(root) for name in names)
