@@ -109,10 +109,15 @@ def test_every_task_file_reads_as_the_pure_python_loader_reads_it():
     assert all(load_yaml(text) == yaml.safe_load(text) for text in texts)
 
 
-def test_what_libyaml_refuses_is_read_again_by_the_pure_python_loader(monkeypatch):
+class _StaleParserError(Exception):
+    """What libyaml raises once ``yaml`` was imported again: the first import's class, not a ``yaml.YAMLError``."""
+
+
+@pytest.mark.parametrize("refusal", [yaml.YAMLError, _StaleParserError], ids=["yaml-error", "stale-class"])
+def test_what_libyaml_refuses_is_read_again_by_the_pure_python_loader(monkeypatch, refusal):
     class Refusing(yaml.SafeLoader):
         def get_single_data(self):
-            raise yaml.YAMLError("refused")
+            raise refusal("refused")
 
     monkeypatch.setattr(yaml, "CSafeLoader", Refusing, raising=False)
     assert load_yaml("id: fix-add\n") == {"id": "fix-add"}

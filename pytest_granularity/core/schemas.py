@@ -119,12 +119,15 @@ def check(path: Path, schema: dict[str, Any], instance: Any) -> None:
 def load_yaml(text: str) -> Any:
     """``yaml.safe_load``, through libyaml where PyYAML was built with it: every session reads every task
     file, ten times faster so. A document libyaml refuses is read again by the pure-Python loader, whose
-    error (and its mark) or reading is the one given."""
+    error (and its mark) or reading is the one given. Any exception counts as a refusal: once ``yaml`` is
+    imported again (pytester's in-process runs drop it from ``sys.modules``), libyaml's extension, which
+    is never imported twice, still raises the first import's error classes, which ``yaml.YAMLError`` no
+    longer matches."""
     import yaml
 
     try:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
+    except Exception:
         return yaml.safe_load(text)
 
 
