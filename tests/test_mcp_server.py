@@ -23,7 +23,7 @@ from pytest_granularity.core.tools import MICRO_TOOLS  # noqa: E402
 from pytest_granularity.core.workspace import Workspace, read_tree  # noqa: E402
 from pytest_granularity.macros import MacroRegistry  # noqa: E402
 from pytest_granularity.mcp.export import macro_tool  # noqa: E402
-from pytest_granularity.mcp.server import build_server  # noqa: E402
+from pytest_granularity.mcp.server import _Listings, build_server  # noqa: E402
 from pytest_granularity.mcp.tool_session import ServeSettings, ToolSession, served_root  # noqa: E402
 from pytest_granularity.process import sandbox as sandbox_module  # noqa: E402
 from pytest_granularity.process.sandbox import BWRAP  # noqa: E402
@@ -147,6 +147,49 @@ def test_an_early_fault_degrades_to_micro_tools_one_way_and_says_so(repo, tmp_pa
         "degrade --switch_to_micro--> micro",
     ]
     assert calls[0]["state"] == "micro" and calls[0]["offered"] == list(MICRO_TOOLS)
+
+
+def relisting_session(served: ToolSession, fix_add, relist: bool, seconds: float) -> list:
+    """What a client saw, in order: each tool listing it made on a change, and each call's answer."""
+    seen: list = []
+
+    async def drive():
+        async with anyio.create_task_group() as group:
+
+            async def listing():
+                seen.append(("listed", names(await client.list_tools())))
+
+            async def note(message):
+                if relist and getattr(message, "method", "") == "notifications/tools/list_changed":
+                    group.start_soon(listing)
+
+            server = build_server(served, relist_seconds=seconds)
+            async with mcp.Client(server, mode="legacy", message_handler=note) as client:
+                with anyio.fail_after(10):
+                    seen.append(("answered", (await call(client, "start_task", {"prompt": fix_add.prompt}))[0]))
+                    seen.append(("answered", (await call(client, "replace_and_verify", FIX))[0]))
+
+    anyio.run(drive)
+    return seen
+
+
+def test_a_call_that_changes_the_tools_is_answered_after_the_clients_new_listing(repo, tmp_path, fix_add):
+    seen = relisting_session(session(repo, tmp_path, FIXED_POLICIES["hybrid"], early_fault), fix_add, True, 5.0)
+    assert [kind for kind, _ in seen] == ["listed", "answered", "listed", "answered"]
+    assert seen[2] == ("listed", list(MICRO_TOOLS)) and seen[3] == ("answered", True)
+
+
+def test_a_client_that_does_not_list_again_is_answered(repo, tmp_path, fix_add):
+    seen = relisting_session(session(repo, tmp_path, FIXED_POLICIES["hybrid"], early_fault), fix_add, False, 0.2)
+    assert seen == [("answered", False), ("answered", True)]
+
+
+def test_a_client_that_let_the_wait_pass_without_listing_is_not_waited_for_again():
+    listings, answered = _Listings(0.05), _Listings(5.0)
+    answered.answered()
+    anyio.run(listings.after, 0)
+    anyio.run(answered.after, 0)
+    assert (listings.seconds, answered.seconds) == (0.0, 5.0)
 
 
 def test_a_tool_that_is_not_offered_is_refused_and_audited(repo, tmp_path, fix_add):

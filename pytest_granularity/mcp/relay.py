@@ -30,6 +30,10 @@ INSTRUCTIONS = (
     "same workspace, one way: use the tools the last result lists. Call finish when the task is done."
 )
 
+RELIST_SECONDS = 5.0
+"""How long a call that changed the tools waits for the host to list them again (``server._Listings``): a
+listing takes milliseconds, but a recording session shares 2 cores with the model server."""
+
 
 class Relay:
     """A served session whose listings and calls are answered by the run's agent over ``connection``."""
@@ -81,7 +85,7 @@ def main(argv: list[str]) -> int:
         return 2
     host, _, port = argv[0].rpartition(":")
     relay = Relay(socket.create_connection((host, int(port))), argv[1])
-    serve_stdio(relay, relay.close, INSTRUCTIONS)
+    serve_stdio(relay, relay.close, INSTRUCTIONS, RELIST_SECONDS)
     return 0
 
 
