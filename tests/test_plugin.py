@@ -251,9 +251,10 @@ def test_a_bad_shard_is_a_usage_error(project):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
-def test_a_crashed_worker_is_an_error_row_not_a_lost_run(project):
+def test_a_crashed_worker_is_an_error_row_not_a_lost_run(project, monkeypatch):
     pytest.importorskip("xdist")
     second_task(project)
+    monkeypatch.setenv("TMPDIR", str(project.mkdir("tmp")))  # what the crashed worker could not remove stays here
     project.makeconftest(
         """
         import os

@@ -189,7 +189,11 @@ def test_a_sandboxed_run_cannot_open_its_servers_pipes_or_memory(tmp_path):
 
 
 def _run_in_fork(root: str, queue: multiprocessing.Queue) -> None:
-    queue.put(run_pytest(Path(root), ["test_quick.py"], 60).passed)
+    """A multiprocessing child ends without ``atexit``: it stops the server it started, as a pool's worker does."""
+    try:
+        queue.put(run_pytest(Path(root), ["test_quick.py"], 60).passed)
+    finally:
+        NO_SANDBOX.servers.stop()
 
 
 def test_a_forked_process_starts_its_own_server_and_leaves_its_parents_alone(tmp_path):
