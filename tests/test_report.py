@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
@@ -132,6 +133,11 @@ def test_oracle_gap_by_hand():
     assert hybrid.oracle_gap == pytest.approx(1.0)
 
 
+def test_no_oracle_gap_where_the_oracle_used_no_tokens():
+    (micro,) = summarize([run("a", "micro", tokens=0), run("b", "micro", tokens=0)])
+    assert micro.oracle_gap is None
+
+
 def test_paired_differences_by_hand():
     from pytest_granularity.gate.metrics import paired_differences
 
@@ -166,6 +172,23 @@ def test_plot_png_with_matplotlib(tmp_path):
 
     written = write_plot(tmp_path / "out.png", summarize(RUNS))
     assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("tokens", "scale", "limits"), [((100, 100), "log", (50.0, 200.0)), ((0, 0), "linear", (-1.0, 1.0))]
+)
+def test_a_token_axis_with_no_width_of_its_own_gets_one(tokens, scale, limits):
+    """One policy's runs (``--granularity=hybrid``) all sit at one token count; runs with no tokens at 0."""
+    pytest.importorskip("matplotlib")
+    from pytest_granularity.report.plot import figure
+
+    runs = [run(f"t{i}", "hybrid", tokens=t) for i, t in enumerate(tokens)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        drawing = figure(summarize(runs))
+        drawing.canvas.draw()
+    (axes,) = drawing.axes
+    assert (axes.get_xscale(), axes.get_xlim()) == (scale, limits)
 
 
 def test_cli_merge_refuses_overlapping_shards(tmp_path, capsys):

@@ -266,10 +266,11 @@ def _summarise(
 
 
 def _oracle_gap(runs: list[RunResult], oracle: dict[tuple[str, str], int]) -> float | None:
+    """None where no run has an oracle, or the oracle used no tokens (an agent whose provider reports none)."""
     matched = [(r.tokens, oracle[(r.task, r.fault)]) for r in runs if (r.task, r.fault) in oracle]
-    if not matched:
+    if not matched or not (cheapest := fmean(o for _, o in matched)):
         return None
-    return fmean(t for t, _ in matched) / fmean(o for _, o in matched)
+    return fmean(t for t, _ in matched) / cheapest
 
 
 def epoch_summaries(results: Iterable[RunResult]) -> list[EpochSummary]:

@@ -66,11 +66,13 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
     token_ci = {(e.policy, e.fault): e.tokens_ci for e in epochs}
     drawing = Figure(figsize=(4.2 * max(1, len(faults)), 4.6), dpi=120, layout="constrained")
     panels = drawing.subplots(1, max(1, len(faults)), sharex=True, sharey=True, squeeze=False)[0]
+    spans = {(s.policy, s.fault): token_ci.get((s.policy, s.fault), (s.mean_tokens, s.mean_tokens)) for s in points}
+    scale, limits = _token_axis([x for span in spans.values() for x in span])
     for axes, fault in zip(panels, faults):
         for s in (s for s in points if s.fault == fault):
             index = policies.index(s.policy)
             low, high = s.success_ci
-            x_low, x_high = token_ci.get((s.policy, s.fault), (s.mean_tokens, s.mean_tokens))
+            x_low, x_high = spans[(s.policy, s.fault)]
             axes.errorbar(
                 s.mean_tokens,
                 s.success_rate,
@@ -83,12 +85,15 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
                 alpha=0.85,
                 label=s.policy,
             )
-        axes.set_xscale("log")
-        axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        axes.xaxis.set_major_formatter(FuncFormatter(_tokens_label))
-        axes.xaxis.set_minor_formatter(NullFormatter())
+        axes.set_xscale(scale)
+        if limits is not None:
+            axes.set_xlim(*limits)
+        if scale == "log":
+            axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            axes.xaxis.set_major_formatter(FuncFormatter(_tokens_label))
+            axes.xaxis.set_minor_formatter(NullFormatter())
         axes.set_title(f"fault: {fault}")
-        axes.set_xlabel("mean tokens per run (log scale)")
+        axes.set_xlabel(f"mean tokens per run{' (log scale)' if scale == 'log' else ''}")
         axes.set_ylim(-0.05, 1.08)
         axes.margins(x=0.12)
         axes.grid(True, which="both", alpha=0.3)
@@ -106,6 +111,17 @@ def figure(summaries: Sequence[Summary], epochs: Sequence[EpochSummary] = ()) ->
     )
     drawing.suptitle("Success against token cost")
     return drawing
+
+
+def _token_axis(reach: Sequence[float]) -> tuple[str, tuple[float, float] | None]:
+    """The token axis's scale, and its limits where matplotlib's own would have no width: every point at one
+    token count (a run of one policy, as ``--granularity=hybrid`` draws), or none above zero (which a log
+    axis cannot show)."""
+    positive = [x for x in reach if x > 0]
+    if not positive:
+        return "linear", (-1.0, 1.0)
+    low, high = min(positive), max(positive)
+    return "log", ((low / 2, high * 2) if low == high else None)
 
 
 def _tokens_label(value: float, _position: object = None) -> str:
