@@ -80,7 +80,8 @@ def test_a_kept_folder_is_brought_back_to_exactly_a_fresh_copy(fix_add, tmp_path
         with Workspace.for_task(fix_add, tmp_path, reuse=True) as again:
             assert again.root == ws.root
             assert listing(again.root) == expected
-            assert again.initial == Workspace.for_task(fix_add).initial
+            with Workspace.for_task(fix_add, tmp_path / "fresh") as copy:
+                assert again.initial == copy.initial
     finally:
         remove_kept_folders()
     assert outside.read_text() == "outside", "a file linked from the folder was written through"
