@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     import pytest
 
+    from .process.sandbox import Sandbox
     from .verifier.served_verifier import ServedVerifier
 
 
@@ -66,6 +67,14 @@ def _parser() -> argparse.ArgumentParser:
         "--sandbox",
         choices=SANDBOX_MODES,
         help="where verifiers and tests run, as --granularity-sandbox (default: the granularity_sandbox ini key, auto)",
+    )
+    _mine_arguments(
+        tasks.add_parser(
+            "mine",
+            parents=[macros],
+            help="write honest tasks from a repository's git history (each proved by tasks check)",
+            description="Mine tasks from REPO's first-parent history into DIR; see docs/mining.md.",
+        )
     )
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
@@ -117,6 +126,25 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
     explain.add_argument("--router", type=Path, default=Path("router.json"))
     return parser
+
+
+def _mine_arguments(mine: argparse.ArgumentParser) -> None:
+    mine.add_argument("repo", type=Path, help="the repository to mine (never changed)")
+    mine.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="where task folders go")
+    mine.add_argument(
+        "--revisions", default="HEAD", metavar="RANGE", help="what to mine, as git rev-list takes it (default: HEAD)"
+    )
+    mine.add_argument("--limit", type=int, metavar="N", help="only the N most recent candidates")
+    mine.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="candidates decided at once (default: cores)"
+    )
+    mine.add_argument(
+        "--repeats", type=int, default=2, metavar="N", help="runs of each side a test must pass or fail (default 2)"
+    )
+    mine.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="seconds a test run may take (default 120)"
+    )
+    mine.add_argument("--sandbox", choices=SANDBOX_MODES, help="where the tests run, as tasks check (default: auto)")
 
 
 def _serve_arguments(serve: argparse.ArgumentParser) -> None:
@@ -484,23 +512,16 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _tasks_check(config: pytest.Config, args: argparse.Namespace) -> int:
-    import pytest
-
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
-    from .plugin.settings import sandbox_of
     from .process import interrupts
-    from .process.sandbox import select
     from .run.taskcheck import check_task_files
 
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: must be at least 1")
     interrupts.install()
     macros = MacroRegistry.load(macro_roots(config, args.macros))
-    try:
-        sandbox = sandbox_of(config) if args.sandbox is None else select(args.sandbox, "--sandbox")
-    except pytest.UsageError as exc:
-        raise InputError(str(exc)) from None
+    sandbox = _sandbox(config, args.sandbox)
     print(f"granularity tasks check: {sandbox.describe()}", file=sys.stderr)
     files = _task_files(args.paths)
     failed = done = 0
@@ -520,9 +541,48 @@ def _tasks_check(config: pytest.Config, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _tasks_mine(config: pytest.Config, args: argparse.Namespace) -> int:
+    from .macros import MacroRegistry
+    from .mining.miner import MineSettings, mine, print_progress
+    from .mining.report import summary_table
+    from .plugin.extensions import macro_roots
+    from .process import interrupts
+
+    for name, value, least in (("--limit", args.limit, 1), ("--jobs", args.jobs, 1), ("--repeats", args.repeats, 1)):
+        if value is not None and value < least:
+            raise InputError(f"{name} {value}: must be at least {least}")
+    if args.timeout <= 0:
+        raise InputError(f"--timeout {args.timeout:g}: must be above 0")
+    interrupts.install()
+    macros = MacroRegistry.load(macro_roots(config, args.macros))
+    sandbox = _sandbox(config, args.sandbox)
+    print(f"granularity tasks mine: {sandbox.describe()}", file=sys.stderr)
+    settings = MineSettings(args.revisions, args.limit, args.jobs, args.repeats, args.timeout)
+    summary = mine(args.repo, args.output, macros, sandbox, settings, print_progress)
+    print(summary_table(summary))
+    if summary.interrupted:
+        print("granularity tasks mine: interrupted; run it again to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _sandbox(config: pytest.Config, mode: str | None) -> Sandbox:
+    """The sandbox a command's runs use: ``mode`` as given, else the ``granularity_sandbox`` ini key."""
+    import pytest
+
+    from .plugin.settings import sandbox_of
+    from .process.sandbox import select
+
+    try:
+        return sandbox_of(config) if mode is None else select(mode, "--sandbox")
+    except pytest.UsageError as exc:
+        raise InputError(str(exc)) from None
+
+
 Command = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Command] = {
     "tasks check": _with_config(_tasks_check, "paths"),
+    "tasks mine": _with_config(_tasks_mine),
     "tasks stats": _tasks_stats,
     "report": _report,
     "merge": _merge,

@@ -54,6 +54,16 @@ class Task:
     verifier_allow_skips: bool = False
     verifier_suite: tuple[str, ...] = ()
     """The project's own tests that must still pass, run its own way after the hidden tests (``verify``)."""
+    verifier_select: tuple[str, ...] = ()
+    """Node ids in the verifier folder that are the hidden tests; empty: every test in it. A verifier that is a
+    project's whole test tree (a task mined from history) names the tests that decide."""
+    verifier_conftest: bool = False
+    """Load the ``conftest.py`` files inside the verifier folder (and none outside it): the hidden tests'
+    own fixtures, as the project wrote them."""
+    verifier_pythonpath: tuple[str, ...] = ()
+    """Workspace folders appended to ``sys.path`` for the hidden tests (``src`` in a src layout)."""
+    provenance: dict[str, str] | None = None
+    """Where a mined task came from (its commit, date and repository); the runtime never reads it."""
 
     @property
     def hidden_paths(self) -> tuple[Path, ...]:
@@ -98,14 +108,22 @@ def load_task(path: Path) -> Task:
         verifier_timeout=float(verifier.get("timeout_seconds", DEFAULT_VERIFIER_TIMEOUT)),
         verifier_allow_skips=bool(verifier.get("allow_skips", False)),
         verifier_suite=tuple(_test_path(path, "verifier.suite", p) for p in verifier.get("suite", [])),
+        verifier_select=tuple(_test_path(path, "verifier.select", p) for p in verifier.get("select", [])),
+        verifier_conftest=bool(verifier.get("conftest", False)),
+        verifier_pythonpath=tuple(_relative(path, "verifier.pythonpath", p) for p in verifier.get("pythonpath", [])),
+        provenance=data.get("provenance"),
         tests=tuple(_relative(path, "tests", p) for p in data.get("tests", [])),
         macro=MacroCall(macro["skill"], dict(macro["args"])) if macro else None,
         faults=tuple(data.get("faults", [])),
         max_steps=int(data.get("max_steps", DEFAULT_MAX_STEPS)),
         fit=data.get("fit"),
     )
-    _check_fixture_apart(task, data["fixture"])
-    _check_apart_from_other_tasks(task, data["fixture"])
+    if task.fixture_ref is None:
+        # At a ref the fixture is the commit's tree, not this folder: the workspace reads that tree, and
+        # ``workspace._tree_at_ref`` refuses one that holds a task, so tasks may live in the repository they
+        # were mined from, in files committed after the ref (or never).
+        _check_fixture_apart(task, data["fixture"])
+        _check_apart_from_other_tasks(task, data["fixture"])
     return task
 
 

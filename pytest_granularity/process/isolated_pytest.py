@@ -29,6 +29,9 @@ if __name__ == "__main__":
 import pytest  # only now, with this script's folder gone from sys.path
 
 CANARY_PREFIX = "test_granularity_canary_"
+APPEND_PATH_INI = "granularity_append_path"
+"""Folders of the working directory appended to ``sys.path`` after it (a src layout's ``src``), given as
+``-o granularity_append_path=src``: space-separated, each relative to the root, appended like the root."""
 FINAL = {"failed": 3, "error": 3, "xpassed": 2, "skipped": 1, "xfailed": 1, "passed": 0}
 """How bad an outcome is: a test keeps the worst outcome any of its phases had."""
 
@@ -49,9 +52,16 @@ class Recorder:
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.current = nodeid
 
+    def pytest_addoption(self, parser: pytest.Parser) -> None:
+        parser.addini(APPEND_PATH_INI, "folders of the root appended to sys.path after it", type="args", default=[])
+
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.root = str(session.config.rootpath)
         sys.path.append(self.root)
+        for folder in session.config.getini(APPEND_PATH_INI):
+            path = os.path.normpath(os.path.join(self.root, folder))
+            if path.startswith(self.root + os.sep):
+                sys.path.append(path)
 
     def pytest_internalerror(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         """Whether pytest crashed on its own or in workspace code (``SystemExit`` at import, say)."""

@@ -24,13 +24,14 @@ from typing import Any
 
 from ..core.tasks import Task
 from ..core.workspace import IGNORED_DIRS, IGNORED_SUFFIXES, Workspace, overlay, read_tree
-from ..process.isolated_pytest import CANARY_PREFIX
+from ..process.isolated_pytest import APPEND_PATH_INI, CANARY_PREFIX
 from ..process.pytest_process import PytestRun, run_pytest
 from ..process.sandbox import NO_SANDBOX, Sandbox
 
 VERIFIER_DIR = "_granularity_verifier"
 AGENT_FAILURE_CODES = (1, 2)
 INTERNAL_ERROR = 3
+USAGE_ERROR = 4
 NAMED = 3
 SUITE_SCOPE = "verifier suite"
 CANARY_TEMPLATE = """def {name}():
@@ -56,31 +57,72 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, f
     everything. Only its output is shorter, and a later test that would hang the run (an
     infrastructure error in a whole run) is never reached.
     """
-    folder = workspace.root / VERIFIER_DIR
-    _clear(folder)
+    _clear(workspace.root / VERIFIER_DIR)
     lone = _drop_bytecode(workspace.root)
     if lone:
         shown = ", ".join(lone[:NAMED]) + (" ..." if len(lone) > NAMED else "")
         return Verdict(False, f"[verifier] compiled Python with no source beside it, which no diff shows: {shown}")
+    run = hidden_run(task, workspace, sandbox, first_failure=first_failure)
+    if run.timed_out:
+        return Verdict(False, run.tail(), f"verifier timed out after {task.verifier_timeout:g}s")
+    canary = canary_name(task)
+    verdict = judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips, first_failure)
+    if not verdict.accepted or not task.verifier_suite:
+        return verdict
+    return _project_suite(task, workspace, sandbox, first_failure, verdict)
+
+
+def hidden_run(
+    task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, first_failure: bool = False, each: bool = False
+) -> PytestRun:
+    """One run of the hidden tests and their canary on the workspace as it is, the verifier's way, with
+    every test's outcome recorded: what :func:`verify` judges, and what mining reads test by test (``each``:
+    a file that cannot be collected does not stop the others, which a verdict needs no more than one of)."""
+    folder = workspace.root / VERIFIER_DIR
+    _clear(folder)
     overlay(folder, task.verifier_tests)
     canary = canary_name(task)
     (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
     try:
-        run = run_pytest(
+        return run_pytest(
             workspace.root,
-            ["--noconftest", "--import-mode=importlib", "-rfE", *(["-x"] if first_failure else []), VERIFIER_DIR],
+            [
+                *_hidden_test_options(task, folder),
+                "-rfE",
+                *(["-x"] if first_failure else []),
+                *(["--continue-on-collection-errors"] if each else []),
+                *_targets(task, canary),
+            ],
             task.verifier_timeout,
             isolated=True,
             sandbox=sandbox,
         )
     finally:
         _clear(folder)
-    if run.timed_out:
-        return Verdict(False, run.tail(), f"verifier timed out after {task.verifier_timeout:g}s")
-    verdict = judge(run, f"{VERIFIER_DIR}/{canary}.py::{canary}", task.verifier_allow_skips, first_failure)
-    if not verdict.accepted or not task.verifier_suite:
-        return verdict
-    return _project_suite(task, workspace, sandbox, first_failure, verdict)
+
+
+def _hidden_test_options(task: Task, folder: Path) -> list[str]:
+    """No ``conftest.py`` is read, or only those inside the verifier's own folder (``verifier.conftest``): a
+    workspace's conftest, planted or edited, never is.
+
+    Hidden tests with conftests are a project's own test tree: they are imported as the project imports
+    them, pytest's default way (``prepend``), so a helper module beside them (``from common import ...``)
+    or their package (``from tests.helpers import ...``) is found. That puts only folders of the verifier's
+    own, which the verifier has just laid, ahead of the installed modules. ``verifier.pythonpath`` folders
+    are appended after the workspace, as the workspace itself is (``isolated_pytest``)."""
+    if task.verifier_conftest:
+        conftest = [f"--confcutdir={folder}", "--import-mode=prepend"]
+    else:
+        conftest = ["--noconftest", "--import-mode=importlib"]
+    paths = [f"{APPEND_PATH_INI}={' '.join(task.verifier_pythonpath)}"] if task.verifier_pythonpath else []
+    return [*conftest, *(option for p in paths for option in ("-o", p))]
+
+
+def _targets(task: Task, canary: str) -> list[str]:
+    """The whole verifier folder, or only the selected tests and the canary (``verifier.select``)."""
+    if not task.verifier_select:
+        return [VERIFIER_DIR]
+    return [*(f"{VERIFIER_DIR}/{node}" for node in task.verifier_select), f"{VERIFIER_DIR}/{canary}.py"]
 
 
 def _project_suite(task: Task, workspace: Workspace, sandbox: Sandbox, first_failure: bool, hidden: Verdict) -> Verdict:
@@ -130,6 +172,10 @@ def judge(run: PytestRun, canary: str, allow_skips: bool = False, first_failure:
     status = results["exitstatus"]
     if status == INTERNAL_ERROR and results["internal_error"] == "workspace":
         return _rejected(run, "pytest crashed in code from the workspace (internal error)")
+    if status == USAGE_ERROR and results["errors"]:
+        # A selected test (``verifier.select``) in a file the workspace's code stops from importing is "not
+        # found": pytest calls that a usage error, but it is the workspace's failure, as any collection error is.
+        return _rejected(run, _collection_errors(results["errors"]))
     if status not in (0, *AGENT_FAILURE_CODES):
         return Verdict(False, run.tail(), f"verifier could not run (pytest exit code {status})")
     tests = {node: outcome for node, outcome in results["outcomes"].items() if node != canary}
@@ -165,7 +211,7 @@ def _stopped_by_workspace(run: PytestRun) -> Verdict:
 
 def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None, allow_skips: bool) -> str | None:
     if results["errors"]:
-        return f"{len(results['errors'])} verifier test files could not be collected: {', '.join(results['errors'])}"
+        return _collection_errors(results["errors"])
     if canary != "failed":
         return (
             f"the canary test that must fail ended {canary or 'not run'}: code in the workspace interfered with pytest"
@@ -178,6 +224,10 @@ def _problem(results: dict[str, Any], tests: dict[str, str], canary: str | None,
     if allow_skips and all(outcome == "skipped" for outcome in tests.values()):
         return f"no verifier test ran: all {len(tests)} skipped (allow_skips lets some skip, not all)"
     return _not_passed(tests, allow_skips)
+
+
+def _collection_errors(errors: list[str]) -> str:
+    return f"{len(errors)} verifier test files could not be collected: {', '.join(errors)}"
 
 
 def _not_passed(tests: dict[str, str], allow_skips: bool) -> str | None:

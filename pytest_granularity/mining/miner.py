@@ -1,0 +1,326 @@
+"""Mining a history: every candidate decided once, kept as a task or rejected with one reason.
+
+The decisions are kept in ``DIR/mined.json`` as each is made, so a second run resumes where the
+first stopped (a decided commit is not redone) and Ctrl-C loses only the commits in flight. Each
+candidate is built in ``DIR/.mining/`` and moved into ``DIR`` only once ``tasks check`` passes on it.
+Candidates are decided ``jobs`` at a time, each in a forked worker with its own kept workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import multiprocessing.util
+import os
+import shutil
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from ..core.tasks import TASK_FILE, TaskError, load_task
+from ..core.workspace import WorkspaceError, remove_kept_folders
+from ..macros import MacroRegistry
+from ..process.sandbox import Sandbox
+from ..run.taskcheck import check_task_file
+from .build import (
+    dump_task,
+    family_of,
+    fixture_value,
+    hidden_tree,
+    remote_of,
+    solution_of,
+    task_id,
+    tree_files,
+    write_task,
+)
+from .history import Candidate, Limits, blobs, candidate, first_parent_commits, open_repository, too_large
+from .macro_fit import macro_fit
+from .message import clean_message, says_nothing
+from .probe import Rejected, decisive_tests
+
+if TYPE_CHECKING:
+    import git
+
+LEDGER = "mined.json"
+STAGING = ".mining"
+REASONS = (
+    "message says nothing",
+    "too large",
+    "submodule change",
+    "parent holds task files",
+    "cannot import at the parent",
+    "tests fail after",
+    "tests pass before",
+    "flaky",
+    "timeout",
+    "check failed",
+)
+"""Every reason a candidate is rejected for, in the order they are tried: each candidate gets exactly one."""
+
+
+@dataclass(frozen=True)
+class MineSettings:
+    revisions: str = "HEAD"
+    limit: int | None = None
+    jobs: int = 1
+    repeats: int = 2
+    timeout: float = 120.0
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class Decision:
+    sha: str
+    kept: str | None
+    reason: str | None = None
+    detail: str = ""
+    seconds: float = 0.0
+
+    def row(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "") and k != "sha"}
+
+
+@dataclass
+class Ledger:
+    """``mined.json``: the repository mined and every decided commit, written after each decision."""
+
+    path: Path
+    repository: str
+    commits: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, out: Path, repository: str) -> Ledger:
+        path = out / LEDGER
+        if not path.exists():
+            return cls(path, repository)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise WorkspaceError(f"{path}: cannot read the decisions of an earlier run ({exc}); move it away") from None
+        if data.get("repository") != repository:
+            raise WorkspaceError(f"{path}: records mining of {data.get('repository')}, not {repository}")
+        return cls(path, repository, dict(data.get("commits", {})))
+
+    def record(self, decision: Decision) -> None:
+        self.commits[decision.sha] = decision.row()
+        document = {"repository": self.repository, "commits": self.commits}
+        part = self.path.with_suffix(".part")
+        part.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(part, self.path)
+
+
+@dataclass(frozen=True)
+class Summary:
+    commits: int
+    candidates: int
+    kept: int
+    reasons: dict[str, int]
+    seconds: float
+    interrupted: bool = False
+
+
+Progress = Callable[[int, int, Decision, "Counter[str]", float], None]
+
+
+def mine(
+    repo_path: Path,
+    out: Path,
+    macros: MacroRegistry,
+    sandbox: Sandbox,
+    settings: MineSettings,
+    progress: Progress | None = None,
+) -> Summary:
+    """Decide every candidate of ``settings.revisions`` not decided yet; kept tasks land in ``out``."""
+    started = time.monotonic()
+    repo = open_repository(repo_path)
+    root = Path(repo.working_tree_dir or repo_path).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    ledger = Ledger.open(out, str(root))
+    shas = first_parent_commits(repo, settings.revisions)
+    found = _candidates(repo, shas, settings.limit)
+    todo = [c for c in found if c.sha not in ledger.commits]
+    counts = Counter(_tally(row) for sha, row in ledger.commits.items() if sha in {c.sha for c in found})
+    staging = out / STAGING
+    shutil.rmtree(staging, ignore_errors=True)
+    _shared[:] = [_Job(root, out.resolve(), macros, sandbox, settings, remote_of(repo))]
+    interrupted = False
+    try:
+        for decision in _decide_all(todo, settings.jobs):
+            ledger.record(decision)
+            counts[_tally(decision.row())] += 1
+            if progress:
+                progress(sum(counts.values()), len(found), decision, counts, time.monotonic() - started)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        sandbox.servers.stop()
+        remove_kept_folders()
+    kept = counts.pop("kept", 0)
+    return Summary(len(shas), len(found), kept, dict(counts), time.monotonic() - started, interrupted)
+
+
+def _tally(row: dict[str, Any]) -> str:
+    return "kept" if row.get("kept") else str(row.get("reason"))
+
+
+def _candidates(repo: git.Repo, shas: list[str], limit: int | None) -> list[Candidate]:
+    found: list[Candidate] = []
+    for sha in shas:
+        if limit is not None and len(found) >= limit:
+            break
+        each = candidate(repo, sha)
+        if each is not None:
+            found.append(each)
+    return found
+
+
+@dataclass(frozen=True)
+class _Job:
+    root: Path
+    out: Path
+    macros: MacroRegistry
+    sandbox: Sandbox
+    settings: MineSettings
+    remote: str | None
+
+
+_shared: list[_Job] = []
+
+
+def _decide_all(todo: list[Candidate], jobs: int) -> Iterator[Decision]:
+    if jobs <= 1 or len(todo) <= 1:
+        yield from map(decide, todo)
+        return
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context, initializer=_worker_started)
+    try:
+        pending: set[Future[Decision]] = set()
+        queue = iter(todo)
+        for each in queue:
+            pending.add(pool.submit(decide, each))
+            if len(pending) >= jobs:
+                break
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+                following = next(queue, None)
+                if following is not None:
+                    pending.add(pool.submit(decide, following))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_started() -> None:
+    multiprocessing.util.Finalize(None, _worker_ending, exitpriority=0)
+
+
+def _worker_ending() -> None:
+    _shared[0].sandbox.servers.stop()
+    remove_kept_folders()
+
+
+def decide(found: Candidate) -> Decision:
+    """One candidate decided: kept as a task in the output folder, or rejected with one reason."""
+    started = time.monotonic()
+    job = _shared[0]
+    try:
+        kept = _build(found, job)
+    except Rejected as exc:
+        return Decision(found.sha, None, exc.reason, exc.detail, round(time.monotonic() - started, 2))
+    except (TaskError, WorkspaceError) as exc:
+        return Decision(found.sha, None, "check failed", str(exc), round(time.monotonic() - started, 2))
+    return Decision(found.sha, kept, seconds=round(time.monotonic() - started, 2))
+
+
+def _build(found: Candidate, job: _Job) -> str:
+    import git
+
+    repo = git.Repo(job.root)
+    prompt = clean_message(found.message)
+    _screen(repo, found, prompt, job)
+    after = tree_files(repo, found.sha)
+    overlay, removed = solution_of(found, after)
+    hidden = hidden_tree(found, after)
+    before = tree_files(repo, found.parent)
+    changed = {p for p in found.tests}
+    unchanged = {p for p in hidden if found.layout.is_test_file(p) and before.get(p) == hidden[p]}
+    name = task_id(job.root.name, found, prompt)
+    folder = job.out / STAGING / found.sha / name
+
+    def write(select: list[str], suite: list[str], family: str, macro: dict[str, Any] | None = None) -> Path:
+        return write_task(
+            folder,
+            fixture=job.root,
+            found=found,
+            prompt=prompt,
+            family=family,
+            overlay=overlay,
+            removed=removed,
+            hidden=hidden,
+            select=select,
+            suite=suite,
+            remote=job.remote,
+            macro=macro,
+            timeout=job.settings.timeout,
+        )
+
+    family = family_of(found)
+    task = load_task(write([], [], family))
+    decisive = decisive_tests(task, changed, unchanged, job.settings.repeats, job.sandbox)
+    selected = load_task(write(decisive.fail_to_pass, decisive.pass_to_pass_files, family))
+    fit = macro_fit(selected, before, job.macros, job.sandbox)
+    if fit.call is not None or fit.tried:
+        family = family if fit.call is not None else "recovery"
+        write(decisive.fail_to_pass, decisive.pass_to_pass_files, family, fit.call)
+    check = check_task_file(folder / TASK_FILE, job.macros, True, job.sandbox)
+    if not check.ok:
+        raise Rejected("check failed", check.problems[0].split("\n", 1)[0])
+    return _move(folder, job.out / name, job.root)
+
+
+def _screen(repo: git.Repo, found: Candidate, prompt: str, job: _Job) -> None:
+    """The rejections that need no test run, in ``REASONS`` order."""
+    if says_nothing(prompt):
+        raise Rejected("message says nothing", repr(found.message.strip().split("\n", 1)[0][:60]))
+    large = too_large(repo, found, job.settings.limits)
+    if large:
+        raise Rejected("too large", large)
+    if any(c.submodule for c in found.changes):
+        raise Rejected("submodule change", "the commit changes a submodule, whose files are not in this repository")
+    if any(PurePosixPath(str(blob.path)).name == TASK_FILE for blob in blobs(repo, found.parent)):
+        raise Rejected("parent holds task files", "an agent working on the parent would see those tasks' answers")
+
+
+def _move(staged: Path, final: Path, fixture: Path) -> str:
+    """The checked folder into its place, its fixture named from there (the same folder, one level up)."""
+    path = staged / TASK_FILE
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["fixture"] = fixture_value(final, fixture)
+    dump_task(path, data)
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(staged, final)
+    return final.name
+
+
+def print_progress(done: int, total: int, decision: Decision, counts: Counter[str], seconds: float) -> None:
+    """One line per decided candidate: what became of it, the tally so far and the time left."""
+    what = f"kept {decision.kept}" if decision.kept else f"{decision.reason}: {decision.detail}"[:100]
+    rate = seconds / max(1, done)
+    left = max(0.0, (total - done) * rate)
+    kept = counts.get("kept", 0)
+    print(
+        f"[{done}/{total}] {decision.sha[:7]} {what} ({decision.seconds:.1f}s; kept {kept}, "
+        f"rejected {done - kept}; about {left / 60:.1f} min left)",
+        flush=True,
+    )
+    sys.stdout.flush()

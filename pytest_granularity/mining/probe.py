@@ -1,0 +1,121 @@
+"""Which of a commit's tests decide its task: fail on the parent, pass on the commit, every time.
+
+Each side is run the verifier's way (``verifier.hidden_run``: the commit's test tree in the hidden
+folder, its own conftests and none of the workspace's), so a test chosen here is judged exactly as
+the task's verifier will judge it. A test that does not give the same outcome on every repeat is
+dropped as flaky.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from ..core.tasks import Task
+from ..core.workspace import Workspace, solution_files
+from ..process.sandbox import Sandbox
+from ..verifier.verify import VERIFIER_DIR, hidden_run
+
+PREFIX = VERIFIER_DIR + "/"
+FAILING = ("failed", "error")
+
+
+class Rejected(Exception):
+    """A candidate that cannot become a task, with its one reason (``REASONS``) and the detail."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Side:
+    """One run's outcome per test (node ids relative to the verifier folder) and its collection errors."""
+
+    outcomes: Mapping[str, str]
+    errors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Decisive:
+    fail_to_pass: list[str]
+    pass_to_pass_files: list[str]
+
+
+def run_side(task: Task, solved: bool, sandbox: Sandbox) -> Side:
+    """The hidden tests on the parent (``solved`` False) or on the reference solution."""
+    with Workspace.for_task(task, reuse=True) as workspace:
+        if solved:
+            workspace.apply(solution_files(task), task.solution_delete)
+        run = hidden_run(task, workspace, sandbox, each=True)
+    if run.timed_out:
+        raise Rejected("timeout", f"the tests ran past {task.verifier_timeout:g}s on the {_side(solved)}")
+    results = run.results or {}
+    outcomes = {_local(node): outcome for node, outcome in results.get("outcomes", {}).items()}
+    outcomes = {node: outcome for node, outcome in outcomes.items() if node is not None}
+    errors = tuple(filter(None, (_local(node) for node in results.get("errors", []))))
+    return Side(outcomes, errors)  # type: ignore[arg-type]
+
+
+def decisive_tests(
+    task: Task, changed_tests: set[str], unchanged_tests: set[str], repeats: int, sandbox: Sandbox
+) -> Decisive:
+    """The fail-to-pass tests (confirmed ``repeats`` times on each side) and the test files whose every test
+    passes on both sides; a :class:`Rejected` names why there are none."""
+    before, after = run_side(task, False, sandbox), run_side(task, True, sandbox)
+    if not after.outcomes:
+        raise Rejected("tests fail after", _collection(after) or "no test ran on the commit")
+    if not before.outcomes:
+        raise Rejected("cannot import at the parent", _collection(before) or "no test could run on the parent")
+    passing_after = [n for n, o in after.outcomes.items() if o == "passed" and _file(n) in changed_tests]
+    if not passing_after:
+        raise Rejected("tests fail after", "no test of the commit's changed test files passes on the commit")
+    chosen = sorted(n for n in passing_after if before.outcomes.get(n, "error") in FAILING)
+    if not chosen:
+        raise Rejected("tests pass before", f"all {len(passing_after)} passing tests pass on the parent too")
+    stable = _confirmed(task, chosen, repeats, sandbox)
+    if not stable:
+        raise Rejected("flaky", f"none of {len(chosen)} fail-to-pass tests gave the same outcomes on every repeat")
+    return Decisive(stable, _passing_files(before, after, unchanged_tests))
+
+
+def _confirmed(task: Task, chosen: list[str], repeats: int, sandbox: Sandbox) -> list[str]:
+    kept = set(chosen)
+    selected = replace(task, verifier_select=tuple(chosen))
+    for _ in range(max(0, repeats - 1)):
+        before, after = run_side(selected, False, sandbox), run_side(selected, True, sandbox)
+        kept &= {n for n in chosen if after.outcomes.get(n) == "passed" and before.outcomes.get(n, "error") in FAILING}
+    return sorted(kept)
+
+
+def _passing_files(before: Side, after: Side, unchanged: set[str]) -> list[str]:
+    """Unchanged test files whose tests all pass on both sides: the project's own suite for the task."""
+    files: dict[str, bool] = {}
+    for side in (before, after):
+        for node, outcome in side.outcomes.items():
+            path = _file(node)
+            if path in unchanged:
+                files[path] = files.get(path, True) and outcome == "passed"
+        for error in side.errors:
+            files[_file(error)] = False
+    return sorted(path for path, good in files.items() if good)
+
+
+def _local(node: str) -> str | None:
+    """A node id relative to the verifier folder; None for the canary and anything outside the folder."""
+    if not node.startswith(PREFIX) or "test_granularity_canary_" in node:
+        return None
+    return node[len(PREFIX) :]
+
+
+def _file(node: str) -> str:
+    return node.split("::", 1)[0]
+
+
+def _collection(side: Side) -> str:
+    return f"{len(side.errors)} test files could not be collected: {', '.join(side.errors[:3])}" if side.errors else ""
+
+
+def _side(solved: bool) -> str:
+    return "commit" if solved else "parent"
