@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import difflib
+import functools
 import hashlib
 import os
 import shutil
@@ -16,7 +17,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING
 
 from .errors import GranularityError
@@ -422,7 +423,7 @@ def _materialise(task: Task, root: Path, kept: bool) -> None:
         overlay(root, task.setup)
 
 
-def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
+def _tree_at_ref(fixture: Path, ref: str, task: Task) -> Mapping[str, bytes]:
     """The fixture's files as committed at ``ref``, read through GitPython without a checkout."""
     import git
 
@@ -445,13 +446,26 @@ def _tree_at_ref(fixture: Path, ref: str, task: Task) -> dict[str, bytes]:
         tree = None
     if not isinstance(tree, git.Tree):
         raise WorkspaceError(f"{where}: {prefix} is not a folder in the commit {ref} of {repo.working_tree_dir}")
-    files = {
-        str(blob.path)[len(prefix) + 1 :] if prefix != "." else str(blob.path): blob.data_stream.read()
-        for blob in tree.traverse()
-        if isinstance(blob, git.Blob)
-    }
+    files = _files_at(str(repo.git_dir), commit.hexsha, prefix)
     _check_no_task_at_ref(commit.tree, prefix, files, where)
     return files
+
+
+@functools.lru_cache(maxsize=4)
+def _files_at(git_dir: str, sha: str, prefix: str) -> Mapping[str, bytes]:
+    """A commit's files never change: the dozen workspaces of one task's check (or of a mined task's runs)
+    read them from git once."""
+    import git
+
+    tree = git.Repo(git_dir).commit(sha).tree
+    tree = tree if prefix == "." else tree / prefix
+    return MappingProxyType(
+        {
+            str(blob.path)[len(prefix) + 1 :] if prefix != "." else str(blob.path): blob.data_stream.read()
+            for blob in tree.traverse()
+            if isinstance(blob, git.Blob)
+        }
+    )
 
 
 def _check_no_task_at_ref(root: git.Tree, prefix: str, files: Mapping[str, bytes], where: str) -> None:

@@ -98,7 +98,7 @@ def candidate(repo: git.Repo, sha: str) -> Candidate | None:
         return None
     parent = commit.parents[0]
     changes = _changes(repo, parent.hexsha, sha)
-    layout = read_layout(_root_config(commit))
+    layout = read_layout(root_config(commit))
     sources = tuple(c.path for c in changes if c.path.endswith(".py") and not layout.is_test_support(c.path))
     tests = tuple(c.path for c in changes if layout.is_test_file(c.path) and c.status != "D")
     refactor = bool(changes) and all(c.status == "R" for c in changes if not layout.is_test_support(c.path))
@@ -171,7 +171,7 @@ def _changed_lines(repo: git.Repo, parent: str, sha: str, layout: TestLayout) ->
     return total
 
 
-def _root_config(commit: git.Commit) -> dict[str, bytes]:
+def root_config(commit: git.Commit) -> dict[str, bytes]:
     from .layout import CONFIG_FILES
 
     found = {}

@@ -69,6 +69,24 @@ def read_layout(files: Mapping[str, bytes]) -> TestLayout:
     return TestLayout()
 
 
+def import_names(files: Iterable[str], layout: TestLayout) -> set[str]:
+    """The top-level modules and packages the project's code defines (at the root, or in ``src`` and the
+    ``pythonpath`` folders), which its tests import by name."""
+    roots = ("", "src", *layout.pythonpath)
+    names = set()
+    for path in files:
+        pure = PurePosixPath(path)
+        for root in roots:
+            parts = pure.parts[len(PurePosixPath(root).parts) :] if root else pure.parts
+            if root and not _under(pure, root):
+                continue
+            if len(parts) == 1 and pure.suffix == ".py" and not layout.is_test_support(path):
+                names.add(pure.stem)
+            elif len(parts) == 2 and parts[1] == "__init__.py":
+                names.add(parts[0])
+    return {n for n in names if n.isidentifier() and n not in ("setup", "conftest", "noxfile", "fabfile")}
+
+
 def test_tree(files: Iterable[str], layout: TestLayout) -> list[str]:
     """Every file the project's tests may need beside their code: test files, their folders' contents and
     the ``conftest.py`` files above them."""

@@ -8,10 +8,12 @@ Candidates are decided ``jobs`` at a time, each in a forked worker with its own 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import multiprocessing
 import multiprocessing.util
 import os
+import re
 import shutil
 import sys
 import time
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ..core.errors import InputError
 from ..core.tasks import TASK_FILE, TaskError, load_task
 from ..core.workspace import WorkspaceError, remove_kept_folders
 from ..macros import MacroRegistry
@@ -40,7 +43,17 @@ from .build import (
     tree_files,
     write_task,
 )
-from .history import Candidate, Limits, blobs, candidate, first_parent_commits, open_repository, too_large
+from .history import (
+    Candidate,
+    Limits,
+    blobs,
+    candidate,
+    first_parent_commits,
+    open_repository,
+    root_config,
+    too_large,
+)
+from .layout import import_names, read_layout
 from .macro_fit import macro_fit
 from .message import clean_message, says_nothing
 from .probe import Rejected, decisive_tests
@@ -60,9 +73,13 @@ REASONS = (
     "tests pass before",
     "flaky",
     "timeout",
+    "project's config fails here",
     "check failed",
 )
 """Every reason a candidate is rejected for, in the order they are tried: each candidate gets exactly one."""
+USAGE = re.compile(r"error: unrecognized arguments: .*|ERROR: usage: .*|no such option: .*")
+"""The project's own way of running its tests fails in this environment (its ``addopts`` name a plugin that is
+not installed, or not loaded: runs load only the plugins they name), whatever the change."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +161,7 @@ def mine(
     out.mkdir(parents=True, exist_ok=True)
     ledger = Ledger.open(out, str(root))
     shas = first_parent_commits(repo, settings.revisions)
+    _check_not_installed(repo, shas[0], root)
     found = _candidates(repo, shas, settings.limit)
     todo = [c for c in found if c.sha not in ledger.commits]
     counts = Counter(_tally(row) for sha, row in ledger.commits.items() if sha in {c.sha for c in found})
@@ -165,6 +183,20 @@ def mine(
         remove_kept_folders()
     kept = counts.pop("kept", 0)
     return Summary(len(shas), len(found), kept, dict(counts), time.monotonic() - started, interrupted)
+
+
+def _check_not_installed(repo: git.Repo, sha: str, root: Path) -> None:
+    """The hidden tests import the project after every installed module (``isolated_pytest``): an installed
+    copy of it would be tested instead of the workspace, and every test would pass before the change."""
+    files = tree_files(repo, sha)
+    for name in sorted(import_names(files, read_layout(root_config(repo.commit(sha))))):
+        spec = importlib.util.find_spec(name) if name not in sys.builtin_module_names else None
+        origin = spec.origin if spec is not None else None
+        if origin and not Path(origin).resolve().is_relative_to(root):
+            raise InputError(
+                f"the project's '{name}' is installed in this Python ({origin}): its hidden tests would import that"
+                f" copy instead of the workspace's; mine from a virtual environment without it (pip uninstall {name})"
+            )
 
 
 def _tally(row: dict[str, Any]) -> str:
@@ -283,7 +315,11 @@ def _build(found: Candidate, job: _Job) -> str:
         write(decisive.fail_to_pass, decisive.pass_to_pass_files, family, fit.call)
     check = check_task_file(folder / TASK_FILE, job.macros, True, job.sandbox)
     if not check.ok:
-        raise Rejected("check failed", check.problems[0].split("\n", 1)[0])
+        problem = check.problems[0]
+        usage = USAGE.search(problem)
+        if usage:
+            raise Rejected("project's config fails here", usage.group(0))
+        raise Rejected("check failed", problem.split("\n", 1)[0])
     return _move(folder, job.out / name, job.root)
 
 
