@@ -15,14 +15,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import re
+import statistics
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from pytest_granularity.cli import main as granularity
 from pytest_granularity.gate.metrics import ALL_FAMILIES, Summary
+from pytest_granularity.mining.miner import REASONS
 from pytest_granularity.report.model_summary import HEADERS as MODEL_HEADERS
 from pytest_granularity.report.render import read_summary, render_markdown, render_table
 
@@ -142,6 +146,52 @@ def local_model_ablation(root: Path) -> str:
     return "\n".join(lines)
 
 
+MINING_RESULTS = Path(".granularity/mining")
+"""What ``scripts/mine_repository.py`` kept of each real repository mined: every candidate's decision."""
+
+
+def _mined(root: Path) -> list[dict[str, object]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / MINING_RESULTS).glob("*.json"))]
+
+
+def mining_results(root: Path) -> str:
+    """Per repository: commits read, candidates, kept, and every rejection reason counted, with the time."""
+    header = ["repository", "commits read", "candidates", "kept", *REASONS, "s per candidate (median)", "minutes"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for result in _mined(root):
+        rows = list(result["commits"].values())  # type: ignore[attr-defined]
+        reasons = Counter(row.get("reason") for row in rows if "kept" not in row)
+        kept = len(rows) - sum(reasons.values())
+        share = f"{kept} ({kept / len(rows):.0%})" if rows else "0"
+        median = statistics.median(row.get("seconds", 0.0) for row in rows) if rows else 0.0
+        cells = [
+            f"[{result['name']}]({result['url']})",
+            str(result["commits_read"]),
+            str(len(rows)),
+            share,
+            *(str(reasons.get(reason, 0)) for reason in REASONS),
+            f"{median:.1f}",
+            f"{float(result['seconds']) / 60:.1f}",  # type: ignore[arg-type]
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def mining_macro_fit(root: Path) -> str:
+    """Per repository and macro: the real commits a registered macro's derived call reproduced."""
+    lines = [
+        "| repository | kept tasks | reproduced by a macro | by macro | derived calls tried |",
+        "|---|---|---|---|---|",
+    ]
+    for result in _mined(root):
+        kept = [row for row in result["commits"].values() if "kept" in row]  # type: ignore[attr-defined]
+        by_macro = Counter(row["macro"] for row in kept if row.get("macro"))
+        shown = ", ".join(f"{name} {count}" for name, count in sorted(by_macro.items())) or "-"
+        tried = sum(row.get("macro_calls_tried", 0) for row in kept)
+        lines.append(f"| {result['name']} | {len(kept)} | {sum(by_macro.values())} | {shown} | {tried} |")
+    return "\n".join(lines)
+
+
 GENERATORS: dict[str, Callable[[Path], str]] = {
     "reference-results": reference_results,
     "hybrid-table": hybrid_table,
@@ -149,6 +199,8 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "local-model-results": local_model_results,
     "local-model-replies": local_model_replies,
     "local-model-ablation": local_model_ablation,
+    "mining-results": mining_results,
+    "mining-macro-fit": mining_macro_fit,
 }
 
 

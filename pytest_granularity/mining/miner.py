@@ -99,9 +99,24 @@ class Decision:
     reason: str | None = None
     detail: str = ""
     seconds: float = 0.0
+    family: str | None = None
+    tests: int = 0
+    """How many fail-to-pass tests the kept task's verifier selects."""
+    macro: str | None = None
+    """The builtin (or registered) macro whose derived call reproduces the commit, if any."""
+    macro_calls_tried: int = 0
 
     def row(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, "") and k != "sha"}
+        return {k: v for k, v in asdict(self).items() if v not in (None, "", 0) and k != "sha"}
+
+
+@dataclass(frozen=True)
+class _Kept:
+    name: str
+    family: str
+    tests: int
+    macro: str | None
+    tried: int
 
 
 @dataclass
@@ -123,11 +138,17 @@ class Ledger:
             raise WorkspaceError(f"{path}: cannot read the decisions of an earlier run ({exc}); move it away") from None
         if data.get("repository") != repository:
             raise WorkspaceError(f"{path}: records mining of {data.get('repository')}, not {repository}")
-        return cls(path, repository, dict(data.get("commits", {})))
+        return cls(path, repository, dict(data.get("commits", {})), list(data.get("runs", [])))
+
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    """Each run's decisions and wall time: a resumed history's time is their sum."""
 
     def record(self, decision: Decision) -> None:
         self.commits[decision.sha] = decision.row()
-        document = {"repository": self.repository, "commits": self.commits}
+        self.write()
+
+    def write(self) -> None:
+        document = {"repository": self.repository, "commits": self.commits, "runs": self.runs}
         part = self.path.with_suffix(".part")
         part.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(part, self.path)
@@ -181,8 +202,11 @@ def mine(
         shutil.rmtree(staging, ignore_errors=True)
         sandbox.servers.stop()
         remove_kept_folders()
+    seconds = time.monotonic() - started
+    ledger.runs.append({"revisions": settings.revisions, "jobs": settings.jobs, "seconds": round(seconds, 1)})
+    ledger.write()
     kept = counts.pop("kept", 0)
-    return Summary(len(shas), len(found), kept, dict(counts), time.monotonic() - started, interrupted)
+    return Summary(len(shas), len(found), kept, dict(counts), seconds, interrupted)
 
 
 def _check_not_installed(repo: git.Repo, sha: str, root: Path) -> None:
@@ -270,10 +294,11 @@ def decide(found: Candidate) -> Decision:
         return Decision(found.sha, None, exc.reason, exc.detail, round(time.monotonic() - started, 2))
     except (TaskError, WorkspaceError) as exc:
         return Decision(found.sha, None, "check failed", str(exc), round(time.monotonic() - started, 2))
-    return Decision(found.sha, kept, seconds=round(time.monotonic() - started, 2))
+    seconds = round(time.monotonic() - started, 2)
+    return Decision(found.sha, kept.name, None, "", seconds, kept.family, kept.tests, kept.macro, kept.tried)
 
 
-def _build(found: Candidate, job: _Job) -> str:
+def _build(found: Candidate, job: _Job) -> _Kept:
     import git
 
     repo = git.Repo(job.root)
@@ -320,7 +345,9 @@ def _build(found: Candidate, job: _Job) -> str:
         if usage:
             raise Rejected("project's config fails here", usage.group(0))
         raise Rejected("check failed", problem.split("\n", 1)[0])
-    return _move(folder, job.out / name, job.root)
+    _move(folder, job.out / name, job.root)
+    skill = fit.call["skill"] if fit.call else None
+    return _Kept(name, family, len(decisive.fail_to_pass), skill, fit.tried)
 
 
 def _screen(repo: git.Repo, found: Candidate, prompt: str, job: _Job) -> None:
@@ -336,7 +363,7 @@ def _screen(repo: git.Repo, found: Candidate, prompt: str, job: _Job) -> None:
         raise Rejected("parent holds task files", "an agent working on the parent would see those tasks' answers")
 
 
-def _move(staged: Path, final: Path, fixture: Path) -> str:
+def _move(staged: Path, final: Path, fixture: Path) -> None:
     """The checked folder into its place, its fixture named from there (the same folder, one level up)."""
     path = staged / TASK_FILE
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -345,7 +372,6 @@ def _move(staged: Path, final: Path, fixture: Path) -> str:
     if final.exists():
         shutil.rmtree(final)
     os.replace(staged, final)
-    return final.name
 
 
 def print_progress(done: int, total: int, decision: Decision, counts: Counter[str], seconds: float) -> None:
