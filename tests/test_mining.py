@@ -49,6 +49,7 @@ def test_the_fix_is_kept_as_an_ordinary_task_that_passes_every_check(mined) -> N
     task = load_task(folders[0])
     assert task.fixture == repo.resolve() and task.fixture_ref == shas["initial"]
     assert task.verifier_select == ("tests/test_ops.py::test_clamp_high",)
+    assert task.tests == task.verifier_suite == ("tests/test_ops.py::test_add",)  # the parent's own, still passing
     assert task.prompt.strip() == "Clamp values above the upper bound\n\nclamp ignored its upper bound."
     assert task.family == "simple" and task.provenance and task.provenance["commit"] == shas["fix"]
     assert (task.solution_overlay / "calc/ops.py").is_file() and not (task.solution_overlay / "tests").exists()

@@ -20,15 +20,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ..core.errors import InputError
-from ..core.tasks import TASK_FILE, TaskError, load_task
-from ..core.workspace import WorkspaceError, remove_kept_folders
+from ..core.tasks import TASK_FILE, Task, TaskError, load_task
+from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
 from ..process.sandbox import Sandbox
 from ..run.taskcheck import check_task_file
@@ -56,7 +56,7 @@ from .history import (
 from .layout import import_names, read_layout
 from .macro_fit import macro_fit
 from .message import clean_message, says_nothing
-from .probe import Rejected, decisive_tests
+from .probe import Rejected, decisive_tests, still_passing
 
 if TYPE_CHECKING:
     import git
@@ -294,6 +294,8 @@ def decide(found: Candidate) -> Decision:
         return Decision(found.sha, None, exc.reason, exc.detail, round(time.monotonic() - started, 2))
     except (TaskError, WorkspaceError) as exc:
         return Decision(found.sha, None, "check failed", str(exc), round(time.monotonic() - started, 2))
+    finally:
+        shutil.rmtree(job.out / STAGING / found.sha, ignore_errors=True)
     seconds = round(time.monotonic() - started, 2)
     return Decision(found.sha, kept.name, None, "", seconds, kept.family, kept.tests, kept.macro, kept.tried)
 
@@ -333,11 +335,12 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     family = family_of(found)
     task = load_task(write([], [], family))
     decisive = decisive_tests(task, changed, unchanged, job.settings.repeats, job.sandbox)
-    selected = load_task(write(decisive.fail_to_pass, decisive.pass_to_pass_files, family))
+    suite = decisive.pass_to_pass_files + _still_passing(task, found, before, changed, job)
+    selected = load_task(write(decisive.fail_to_pass, suite, family))
     fit = macro_fit(selected, before, job.macros, job.sandbox)
     if fit.call is not None or fit.tried:
         family = family if fit.call is not None else "recovery"
-        write(decisive.fail_to_pass, decisive.pass_to_pass_files, family, fit.call)
+        write(decisive.fail_to_pass, suite, family, fit.call)
     check = check_task_file(folder / TASK_FILE, job.macros, True, job.sandbox)
     if not check.ok:
         problem = check.problems[0]
@@ -348,6 +351,14 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     _move(folder, job.out / name, job.root)
     skill = fit.call["skill"] if fit.call else None
     return _Kept(name, family, len(decisive.fail_to_pass), skill, fit.tried)
+
+
+def _still_passing(task: Task, found: Candidate, before: dict[str, bytes], changed: set[str], job: _Job) -> list[str]:
+    """The parent's versions of the changed test files, run test by test on both sides (``probe.still_passing``)."""
+    folder = job.out / STAGING / found.sha / "parent-tests"
+    write_tree(folder, hidden_tree(found, before))
+    existing = tuple(sorted(path for path in changed if path in before))
+    return still_passing(replace(task, verifier_tests=folder, verifier_select=existing), job.sandbox)
 
 
 def _screen(repo: git.Repo, found: Candidate, prompt: str, job: _Job) -> None:

@@ -61,8 +61,8 @@ def run_side(task: Task, solved: bool, sandbox: Sandbox) -> Side:
 def decisive_tests(
     task: Task, changed_tests: set[str], unchanged_tests: set[str], repeats: int, sandbox: Sandbox
 ) -> Decisive:
-    """The fail-to-pass tests (confirmed ``repeats`` times on each side) and the test files whose every test
-    passes on both sides; a :class:`Rejected` names why there are none."""
+    """The fail-to-pass tests (confirmed ``repeats`` times on each side) and the unchanged test files whose
+    every test passes on both sides; a :class:`Rejected` names why there are none."""
     before, after = run_side(task, False, sandbox), run_side(task, True, sandbox)
     if not after.outcomes:
         raise Rejected("tests fail after", _collection(after) or "no test ran on the commit")
@@ -78,6 +78,16 @@ def decisive_tests(
     if not stable:
         raise Rejected("flaky", f"none of {len(chosen)} fail-to-pass tests gave the same outcomes on every repeat")
     return Decisive(stable, _passing_files(before, after, unchanged_tests))
+
+
+def still_passing(parent_tests: Task, sandbox: Sandbox) -> list[str]:
+    """The parent's own versions of the test files the commit changed, test by test: those that pass on the
+    parent and on the reference solution. With the unchanged files that pass, they are the tests an agent
+    sees in the workspace that must keep passing (``tests`` and ``verifier.suite``)."""
+    if not parent_tests.verifier_select:
+        return []
+    before, after = run_side(parent_tests, False, sandbox), run_side(parent_tests, True, sandbox)
+    return sorted(n for n, o in after.outcomes.items() if o == "passed" and before.outcomes.get(n) == "passed")
 
 
 def _confirmed(task: Task, chosen: list[str], repeats: int, sandbox: Sandbox) -> list[str]:
