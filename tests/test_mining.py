@@ -180,3 +180,79 @@ def test_a_huge_commit_and_a_binary_file_are_decided_not_crashed(tmp_path: Path)
 def test_nothing_is_left_beside_the_tasks(mined) -> None:
     _, out, _, _, _ = mined
     assert sorted(p.name for p in out.iterdir() if not (p / "task.yaml").exists()) == ["mined.json"]
+
+
+def test_hanging_tests_a_submodule_and_a_latin_1_message_each_get_a_reason(tmp_path: Path) -> None:
+    repo = tmp_path / "calc"
+    make_repo(repo)
+    hang = commit(
+        repo,
+        "Wait for the clamp cache to warm up",
+        {
+            "calc/ops.py": "import time\n" + (repo / "calc/ops.py").read_text(),
+            "tests/test_slow.py": "import time\n\n\ndef test_wait():\n    time.sleep(600)\n",
+        },
+    )
+    git(repo, "rm", "-q", "tests/test_slow.py")
+    (repo / "calc" / "vendored.py").write_text("V = 1\n")
+    (repo / "tests" / "test_vendored.py").write_text(
+        "from calc.vendored import V\n\ndef test_v():\n    assert V == 1\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{hang},third_party/lib")
+    git(repo, "commit", "-q", "-m", "Vendor the lib as a submodule and use it")
+    submodule = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "calc" / "ops.py").write_text((repo / "calc/ops.py").read_text() + "\nNAME = 'caf\\xe9'\n")
+    (repo / "tests" / "test_name.py").write_text(
+        "from calc.ops import NAME\n\ndef test_name():\n    assert NAME.endswith('\\xe9')\n"
+    )
+    git(repo, "add", "calc/ops.py", "tests/test_name.py")  # not -A: that would drop the submodule's entry
+    (tmp_path / "message").write_bytes("Name the caf\xe9 after its owner, Ren\xe9e".encode("latin-1"))
+    git(repo, "-c", "i18n.commitEncoding=latin-1", "commit", "-q", "-F", str(tmp_path / "message"))
+    latin = git(repo, "rev-parse", "HEAD").strip()
+    before = tree_hash(repo / ".git")
+    settings = MineSettings(jobs=1, limit=3, timeout=5)
+    mine(repo, tmp_path / "out", MacroRegistry.load(), NO_SANDBOX, settings)
+    commits = Ledger.open(tmp_path / "out", str(repo.resolve())).commits
+    assert commits[hang]["reason"] == "timeout"
+    assert commits[submodule]["reason"] == "submodule change"
+    assert "kept" in commits[latin], commits[latin]
+    task = load_task(tmp_path / "out" / commits[latin]["kept"])
+    assert task.prompt.startswith("Name the caf\xe9 after its owner, Ren\xe9e")
+    assert tree_hash(repo / ".git") == before
+
+
+def test_tests_that_write_outside_and_fork_change_nothing_outside_the_run(tmp_path: Path) -> None:
+    from pytest_granularity.process.sandbox import select
+
+    repo = tmp_path / "calc"
+    make_repo(repo)
+    target = repo / ".git" / "planted"
+    commit(
+        repo,
+        "Record each clamp call in a log beside the package",
+        {
+            "calc/log.py": "CALLS = []\n",
+            "tests/test_log.py": (
+                "import os, subprocess, sys\n\nfrom calc.log import CALLS\n\n\ndef test_log():\n"
+                f"    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'], start_new_session=True)\n"
+                f"    try:\n        open({str(target)!r}, 'w').write('x')\n    except OSError:\n        pass\n"
+                "    assert CALLS == []\n"
+            ),
+        },
+    )
+    before = tree_hash(repo / ".git")
+    sandbox = select("bwrap", "test")
+    try:
+        mine(repo, tmp_path / "out", MacroRegistry.load(), sandbox, MineSettings(jobs=1, limit=1))
+    finally:
+        sandbox.servers.stop()
+    assert not target.exists() and tree_hash(repo / ".git") == before
+    assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"time.sleep(300)" in _read(p)]
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

@@ -109,7 +109,7 @@ def candidate(repo: git.Repo, sha: str) -> Candidate | None:
         sha=sha,
         parent=parent.hexsha,
         date=commit.committed_datetime.isoformat(),
-        message=_message(commit),
+        message=_message(repo, sha),
         changes=changes,
         layout=layout,
         lines=_changed_lines(repo, parent.hexsha, sha, layout),
@@ -183,6 +183,7 @@ def root_config(commit: git.Commit) -> dict[str, bytes]:
     return found
 
 
-def _message(commit: git.Commit) -> str:
-    message = commit.message
-    return message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+def _message(repo: git.Repo, sha: str) -> str:
+    """The message in UTF-8: git re-encodes one a commit's ``encoding`` header names (latin-1, say); bytes that
+    are not text in that encoding become replacement characters."""
+    return str(repo.git.log("-1", "--format=%B", "--encoding=UTF-8", sha))
