@@ -256,3 +256,21 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+def test_a_pure_move_is_a_refactor_and_a_builtin_macro_reproduces_it(tmp_path: Path) -> None:
+    repo = tmp_path / "calc"
+    make_repo(repo)
+    git(repo, "mv", "calc/ops.py", "calc/arith.py")
+    tests = (repo / "tests" / "test_ops.py").read_text()
+    (repo / "tests" / "test_ops.py").write_text(tests.replace("calc.ops", "calc.arith"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Move calc/ops.py to calc/arith.py")
+    moved = git(repo, "rev-parse", "HEAD").strip()
+    mine(repo, tmp_path / "out", MacroRegistry.load(), NO_SANDBOX, MineSettings(jobs=1, limit=1))
+    row = Ledger.open(tmp_path / "out", str(repo.resolve())).commits[moved]
+    assert row.get("family") == "refactor" and row.get("macro") == "move_module", row
+    task = load_task(tmp_path / "out" / row["kept"])
+    assert task.solution_delete == ("calc/ops.py",) and task.macro is not None
+    assert task.macro.args == {"source": "calc/ops.py", "destination": "calc/arith.py"}
+    assert check_task_file(task.path, MacroRegistry.load()).problems == ()

@@ -44,8 +44,11 @@ def tree_files(repo: git.Repo, sha: str) -> dict[str, bytes]:
 
 
 def solution_of(found: Candidate, after: Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
-    """The commit's change outside the tests: the files it adds or changes, and the paths it removes."""
-    support = found.layout.is_test_support
+    """The commit's change outside the tests: the files it adds or changes, and the paths it removes.
+
+    A refactor's is the whole change: moving a module means rewriting every import of it, the tests' too,
+    and its verifier is the project's own suite, which the moved tests are part of."""
+    support = (lambda path: False) if found.refactor else found.layout.is_test_support
     overlay = {c.path: after[c.path] for c in found.changes if c.status != "D" and not support(c.path)}
     removed = [c.path for c in found.changes if c.status == "D" and not support(c.path)]
     removed += [c.old for c in found.changes if c.status == "R" and c.old and not support(c.old)]

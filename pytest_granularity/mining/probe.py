@@ -66,7 +66,9 @@ def decisive_tests(
     before, after = run_side(task, False, sandbox), run_side(task, True, sandbox)
     if not after.outcomes:
         raise Rejected("tests fail after", _collection(after) or "no test ran on the commit")
-    if not before.outcomes:
+    if not before.outcomes and not (before.errors and {_file(e) for e in before.errors} <= changed_tests):
+        # Collection errors only in the files the commit changed are its tests failing before (they import what
+        # it adds); an unchanged file, a conftest or the package failing to import is the parent's own.
         raise Rejected("cannot import at the parent", _collection(before) or "no test could run on the parent")
     passing_after = [n for n, o in after.outcomes.items() if o == "passed" and _file(n) in changed_tests]
     if not passing_after:
