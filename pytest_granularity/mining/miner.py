@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import multiprocessing
-import multiprocessing.util
 import os
 import re
 import shutil
@@ -31,7 +30,7 @@ from ..core.tasks import TASK_FILE, Task, TaskError, load_task
 from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
 from ..process.sandbox import Sandbox
-from ..run.taskcheck import check_task_file
+from ..run.taskcheck import check_task_file, worker_started
 from .build import (
     dump_task,
     family_of,
@@ -256,7 +255,8 @@ def _decide_all(todo: list[Candidate], jobs: int) -> Iterator[Decision]:
         yield from map(decide, todo)
         return
     context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context, initializer=_worker_started)
+    initargs = (_shared[0].sandbox,)
+    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context, initializer=worker_started, initargs=initargs)
     try:
         pending: set[Future[Decision]] = set()
         queue = iter(todo)
@@ -273,15 +273,6 @@ def _decide_all(todo: list[Candidate], jobs: int) -> Iterator[Decision]:
                     pending.add(pool.submit(decide, following))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _worker_started() -> None:
-    multiprocessing.util.Finalize(None, _worker_ending, exitpriority=0)
-
-
-def _worker_ending() -> None:
-    _shared[0].sandbox.servers.stop()
-    remove_kept_folders()
 
 
 def decide(found: Candidate) -> Decision:

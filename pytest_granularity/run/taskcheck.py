@@ -72,7 +72,9 @@ def _checks(
             return
         _shared[:] = [(macros, adversaries, sandbox)]  # forked workers inherit it: a registry is not sent, it is there
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_worker_started) as pool:
+        with ProcessPoolExecutor(
+            min(jobs, len(files)), mp_context=context, initializer=worker_started, initargs=(sandbox,)
+        ) as pool:
             yield from pool.map(_check_shared, files)
     finally:
         sandbox.servers.stop()
@@ -99,14 +101,14 @@ def _shared_ids(files: Sequence[Path]) -> dict[Path, list[str]]:
 _shared: list[tuple[MacroRegistry, bool, Sandbox]] = []
 
 
-def _worker_started() -> None:
-    """A worker checks its tasks in one kept folder, served by one warm pytest; both go when it ends (a pool
-    ends its workers without running ``atexit``)."""
-    multiprocessing.util.Finalize(None, _worker_ending, exitpriority=0)
+def worker_started(sandbox: Sandbox) -> None:
+    """A pool's initializer: a worker runs its tasks in one kept folder, served by warm pytests in ``sandbox``;
+    both go when it ends (a pool ends its workers without running ``atexit``)."""
+    multiprocessing.util.Finalize(None, _worker_ending, args=(sandbox,), exitpriority=0)
 
 
-def _worker_ending() -> None:
-    _shared[0][2].servers.stop()
+def _worker_ending(sandbox: Sandbox) -> None:
+    sandbox.servers.stop()
     remove_kept_folders()
 
 
