@@ -41,10 +41,10 @@ SECTION = re.compile(
 START = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
 
 
-def reference_summaries(root: Path) -> list[Summary]:
-    """The committed report's summaries over all families, in the order the session printed them."""
+def reference_summaries(root: Path, report: Path = REFERENCE_REPORT) -> list[Summary]:
+    """A committed report's summaries over all families, in the order the session printed them."""
     names = {f.name for f in fields(Summary)}
-    rows = read_summary(root / REFERENCE_REPORT)["summaries"]
+    rows = read_summary(root / report)["summaries"]
     return [
         Summary(**{**{k: v for k, v in row.items() if k in names}, "success_ci": tuple(row["success_ci"])})
         for row in rows
@@ -151,7 +151,8 @@ MINING_RESULTS = Path(".granularity/mining")
 
 
 def _mined(root: Path) -> list[dict[str, object]]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / MINING_RESULTS).glob("*.json"))]
+    files = sorted(p for p in (root / MINING_RESULTS).glob("*.json") if not p.name.startswith("matrix-"))
+    return [json.loads(p.read_text(encoding="utf-8")) for p in files]
 
 
 def mining_results(root: Path) -> str:
@@ -192,6 +193,16 @@ def mining_macro_fit(root: Path) -> str:
     return "\n".join(lines)
 
 
+def mining_matrix(root: Path) -> str:
+    """The reference agent's whole matrix on each repository's mined tasks (its committed report), the
+    learned router as trained on GranBench-Code beside the per-task oracle (the oracle gap)."""
+    parts = []
+    for report in sorted((root / MINING_RESULTS).glob("matrix-*.json")):
+        name = report.stem.removeprefix("matrix-")
+        parts.append(f"**{name}**\n\n{render_markdown(reference_summaries(root, report.relative_to(root)))}")
+    return "\n\n".join(parts)
+
+
 GENERATORS: dict[str, Callable[[Path], str]] = {
     "reference-results": reference_results,
     "hybrid-table": hybrid_table,
@@ -201,6 +212,7 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "local-model-ablation": local_model_ablation,
     "mining-results": mining_results,
     "mining-macro-fit": mining_macro_fit,
+    "mining-matrix": mining_matrix,
 }
 
 

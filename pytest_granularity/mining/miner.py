@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     import git
 
 LEDGER = "mined.json"
+DETAIL_LIMIT = 300
 STAGING = ".mining"
 REASONS = (
     "message says nothing",
@@ -338,10 +339,17 @@ def _build(found: Candidate, job: _Job) -> _Kept:
         usage = USAGE.search(problem)
         if usage:
             raise Rejected("project's config fails here", usage.group(0))
-        raise Rejected("check failed", problem.split("\n", 1)[0])
+        raise Rejected("check failed", _named(problem))
     _move(folder, job.out / name, job.root)
     skill = fit.call["skill"] if fit.call else None
     return _Kept(name, family, len(decisive.fail_to_pass), skill, fit.tried)
+
+
+def _named(problem: str) -> str:
+    """A failed check's first line, and the verifier's reason when it gave one: what a reader needs."""
+    lines = problem.splitlines()
+    reason = next((line for line in lines if line.startswith("[verifier]")), "")
+    return " ".join(filter(None, (lines[0] if lines else "", reason)))[:DETAIL_LIMIT]
 
 
 def _still_passing(task: Task, found: Candidate, before: dict[str, bytes], changed: set[str], job: _Job) -> list[str]:
