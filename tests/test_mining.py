@@ -274,3 +274,32 @@ def test_a_pure_move_is_a_refactor_and_a_builtin_macro_reproduces_it(tmp_path: P
     assert task.solution_delete == ("calc/ops.py",) and task.macro is not None
     assert task.macro.args == {"source": "calc/ops.py", "destination": "calc/arith.py"}
     assert check_task_file(task.path, MacroRegistry.load()).problems == ()
+
+
+def test_a_src_layout_named_in_the_projects_config_is_on_the_hidden_tests_path(tmp_path: Path) -> None:
+    repo = tmp_path / "calc"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "Start calc in a src layout",
+        {
+            "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\ntestpaths = ["tests"]\n',
+            "src/calc/__init__.py": "def double(x):\n    return x + x\n",
+            "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+        },
+    )
+    fix = commit(
+        repo,
+        "Add triple beside double",
+        {
+            "src/calc/__init__.py": "def double(x):\n    return x + x\n\n\ndef triple(x):\n    return 3 * x\n",
+            "tests/test_calc.py": "from calc import double, triple\n\n\ndef test_double():\n    assert double(2) == 4"
+            "\n\n\ndef test_triple():\n    assert triple(2) == 6\n",
+        },
+    )
+    mine(repo, tmp_path / "out", MacroRegistry.load(), NO_SANDBOX, MineSettings(jobs=1))
+    row = Ledger.open(tmp_path / "out", str(repo.resolve())).commits[fix]
+    task = load_task(tmp_path / "out" / row["kept"])
+    assert task.verifier_pythonpath == ("src",)
+    assert set(task.verifier_select) == {"tests/test_calc.py::test_double", "tests/test_calc.py::test_triple"}
