@@ -214,7 +214,7 @@ def _check_not_installed(repo: git.Repo, sha: str, root: Path) -> None:
     copy of it would be tested instead of the workspace, and every test would pass before the change."""
     files = tree_files(repo, sha)
     for name in sorted(import_names(files, read_layout(root_config(repo.commit(sha))))):
-        spec = importlib.util.find_spec(name) if name not in sys.builtin_module_names else None
+        spec = importlib.util.find_spec(name) if name not in sys.stdlib_module_names else None
         origin = spec.origin if spec is not None else None
         if origin and not Path(origin).resolve().is_relative_to(root):
             raise InputError(
