@@ -156,25 +156,30 @@ def _mined(root: Path) -> list[dict[str, object]]:
 
 
 def mining_results(root: Path) -> str:
-    """Per repository: commits read, candidates, kept, and every rejection reason counted, with the time."""
-    header = ["repository", "commits read", "candidates", "kept", *REASONS, "s per candidate (median)", "minutes"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for result in _mined(root):
+    """Per repository (a column each): commits read, candidates, kept, every rejection reason counted, time."""
+    results = _mined(root)
+    columns: list[list[str]] = []
+    for result in results:
         rows = list(result["commits"].values())  # type: ignore[attr-defined]
         reasons = Counter(row.get("reason") for row in rows if "kept" not in row)
         kept = len(rows) - sum(reasons.values())
-        share = f"{kept} ({kept / len(rows):.0%})" if rows else "0"
         median = statistics.median(row.get("seconds", 0.0) for row in rows) if rows else 0.0
-        cells = [
-            f"[{result['name']}]({result['url']})",
-            str(result["commits_read"]),
-            str(len(rows)),
-            share,
-            *(str(reasons.get(reason, 0)) for reason in REASONS),
-            f"{median:.1f}",
-            f"{float(result['seconds']) / 60:.1f}",  # type: ignore[arg-type]
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        columns.append(
+            [
+                f"[{result['name']}]({result['url']})",
+                str(result["commits_read"]),
+                str(len(rows)),
+                f"**{kept} ({kept / len(rows):.0%})**" if rows else "0",
+                *(str(reasons.get(reason, 0)) for reason in REASONS),
+                f"{median:.1f}",
+                f"{float(result['seconds']) / 60:.1f}",  # type: ignore[arg-type]
+            ]
+        )
+    names = ["", "commits read", "candidates", "kept", *(f"rejected: {r}" for r in REASONS)]
+    names += ["seconds per candidate (median)", "minutes in all (2 jobs)"]
+    lines = ["|  | " + " | ".join(c[0] for c in columns) + " |"]
+    lines.append("|---|" + "---|" * len(columns))
+    lines += [f"| {names[n]} | " + " | ".join(c[n] for c in columns) + " |" for n in range(1, len(names))]
     return "\n".join(lines)
 
 
