@@ -38,7 +38,7 @@ class Pinned:
 
 PINNED = {
     "boltons": Pinned(
-        "https://github.com/mahmoud/boltons", "967864f89791509f9eb36b22b4579d36b72a6df2", "HEAD~300..HEAD"
+        "https://github.com/mahmoud/boltons", "967864f89791509f9eb36b22b4579d36b72a6df2", "HEAD~120..HEAD"
     ),
     "tabulate": Pinned(
         "https://github.com/astanin/python-tabulate", "268615a5c27dc40e5c22454c07b44d5c50410da0", "HEAD"
