@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from .core import __version__
 from .core.errors import GranularityError, InputError
 from .core.modes import PolicyName
 from .core.tasks import find_task_files, load_task
@@ -42,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="granularity", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     macros = argparse.ArgumentParser(add_help=False)
     macros.add_argument(
         "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
