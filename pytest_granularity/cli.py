@@ -118,6 +118,11 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
     explain.add_argument("--router", type=Path, default=Path("router.json"))
+    init = commands.add_parser(
+        "init", help="set a repository up to gate its pull requests: workflow, pytest settings, tasks, baseline"
+    )
+    init.add_argument("path", nargs="?", type=Path, default=Path("."), help="in the repository (default: here)")
+    init.add_argument("--force", action="store_true", help="replace files and settings that exist")
     return parser
 
 
@@ -485,6 +490,15 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _init(args: argparse.Namespace) -> int:
+    from .gate.init import init_repository
+
+    setup = init_repository(args.path, args.force)
+    print("\n".join(f"wrote {line}" for line in setup.written))
+    print(f"next: {setup.next_command}")
+    return 0
+
+
 def _tasks_check(config: pytest.Config, args: argparse.Namespace) -> int:
     import pytest
 
@@ -535,6 +549,7 @@ COMMANDS: dict[str, Command] = {
     "serve-mcp": _serve_mcp,
     "train": _train,
     "explain": _explain,
+    "init": _init,
 }
 """Each subcommand (``tasks`` ones as ``tasks NAME``) and what runs it: what ``main`` dispatches on."""
 

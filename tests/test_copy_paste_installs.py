@@ -1,6 +1,7 @@
 """What every workflow a team is given installs can be installed: proved offline, from a wheel built here.
 
-The workflows are the ones the docs print to copy (every YAML block with ``jobs:`` in the README and docs/). Each ``pip install`` in them must name this version as
+The workflows are the ones the docs print to copy (every YAML block with ``jobs:`` in the README and docs/) and
+the one ``granularity init`` writes. Each ``pip install`` in them must name this version as
 ``pytest_granularity.core.distribution.requirement`` gives it (the repository at the version's tag, until the
 package is on the index). Neither the repository nor the index is reachable here, so the same requirement, pinned
 to this version, is resolved by pip against the wheel built from this checkout (``--no-index --find-links``), with
@@ -25,6 +26,7 @@ from packaging.requirements import Requirement
 
 from pytest_granularity import __version__
 from pytest_granularity.core.distribution import NAME, requirement
+from pytest_granularity.gate.init import workflow_for
 
 YAML_BLOCK = re.compile(r"```yaml\n(.*?)```", re.S)
 
@@ -36,6 +38,7 @@ def copy_paste_workflows() -> dict[str, str]:
         for number, block in enumerate(YAML_BLOCK.findall(page.read_text())):
             if "\njobs:" in block:
                 workflows[f"{page.relative_to(REPO)} block {number}"] = block
+    workflows["granularity init"] = workflow_for("origin/main", "")
     return workflows
 
 
@@ -51,7 +54,7 @@ def installs(workflow: str) -> list[str]:
 
 def test_every_workflow_a_team_is_given_names_this_version_as_the_one_place_says():
     workflows = copy_paste_workflows()
-    assert {"docs/gate.md block 0", "docs/hosts.md block 0"} <= set(workflows), sorted(workflows)
+    assert {"docs/gate.md block 0", "granularity init"} <= set(workflows) and len(workflows) >= 3, sorted(workflows)
     for where, workflow in workflows.items():
         named = installs(workflow)
         assert named, f"{where}: installs nothing"
