@@ -10,6 +10,7 @@ no cheating agent gets through) is kept, so the task is honest by construction, 
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import shutil
 from collections.abc import Iterator, Mapping
@@ -82,9 +83,8 @@ def candidates(files: Mapping[str, bytes]) -> Iterator[Candidate]:
         for function in (n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")):
             line = _returned_line(function, source)
             calls = re.compile(rf"\b{re.escape(function.name)}\(")
-            for test, text in tests.items():
-                if line is not None and calls.search(text):
-                    yield Candidate(path, function.name, line, test)
+            if line is not None:
+                yield from (Candidate(path, function.name, line, t) for t, text in tests.items() if calls.search(text))
 
 
 def example_task(
@@ -93,7 +93,7 @@ def example_task(
     """Write the first honest candidate's task into ``folder`` (with its fixture under ``folder/fixtures``)."""
     files = committed_files(root, folder.name)
     tried = []
-    for candidate in list(candidates(files))[:TRIES]:
+    for candidate in itertools.islice(candidates(files), TRIES):
         task = write_task(folder, fixture_name, files, candidate)
         check = check_task_file(task, macros, True, sandbox)
         if check.ok:
@@ -163,7 +163,7 @@ _TaskDumper.add_representer(
 def _returned_line(function: ast.FunctionDef, source: str) -> int | None:
     """The line of the function's first ``return VALUE`` that stands alone on its line, when losing it leaves
     ``return None`` once in the file (the macro's exact text)."""
-    if source.count(BROKEN):
+    if BROKEN in source:
         return None
     lines = source.splitlines()
     for node in ast.walk(function):

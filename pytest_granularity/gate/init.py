@@ -41,6 +41,7 @@ class Setup:
 
 
 def init_repository(path: Path, force: bool = False) -> Setup:
+    """Set up the git repository that holds ``path``; ``force`` replaces files and settings that exist."""
     root = _work_tree(path)
     _check_pyproject_is_read(root)
     existing = [p for p in (WORKFLOW, Path(TASKS), Path(BASELINE)) if (root / p).exists()]
