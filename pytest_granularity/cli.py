@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from .core import __version__
 from .core.errors import GranularityError, InputError
 from .core.modes import PolicyName
 from .core.tasks import find_task_files, load_task
@@ -43,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="granularity", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     macros = argparse.ArgumentParser(add_help=False)
     macros.add_argument(
         "--macros", type=Path, action="append", default=[], metavar="PATH", help="a folder of extra macros"
@@ -125,6 +127,11 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="show a task's features and the path through each router tree")
     explain.add_argument("task", type=Path, help="a task folder or task.yaml")
     explain.add_argument("--router", type=Path, default=Path("router.json"))
+    init = commands.add_parser(
+        "init", help="set a repository up to gate its pull requests: workflow, pytest settings, tasks, baseline"
+    )
+    init.add_argument("path", nargs="?", type=Path, default=Path("."), help="in the repository (default: here)")
+    init.add_argument("--force", action="store_true", help="replace files and settings that exist")
     return parser
 
 
@@ -511,6 +518,15 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _init(args: argparse.Namespace) -> int:
+    from .gate.init import init_repository
+
+    setup = init_repository(args.path, args.force)
+    print("\n".join(f"wrote {line}" for line in setup.written))
+    print(f"next: {setup.next_command}")
+    return 0
+
+
 def _tasks_check(config: pytest.Config, args: argparse.Namespace) -> int:
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
@@ -593,6 +609,7 @@ COMMANDS: dict[str, Command] = {
     "serve-mcp": _serve_mcp,
     "train": _train,
     "explain": _explain,
+    "init": _init,
 }
 """Each subcommand (``tasks`` ones as ``tasks NAME``) and what runs it: what ``main`` dispatches on."""
 

@@ -25,7 +25,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from pytest_granularity.cli import main as granularity
+from pytest_granularity.core.distribution import requirement
 from pytest_granularity.gate.metrics import ALL_FAMILIES, Summary
+from pytest_granularity.gate.workflow import gate_workflow, workflow_head
 from pytest_granularity.mining.miner import REASONS
 from pytest_granularity.report.model_summary import HEADERS as MODEL_HEADERS
 from pytest_granularity.report.render import read_summary, render_markdown, render_table
@@ -208,6 +210,34 @@ def mining_matrix(root: Path) -> str:
     return "\n\n".join(parts)
 
 
+def gate_workflow_block(root: Path) -> str:
+    """docs/gate.md's workflow to copy: the one ``granularity init`` writes, run on this repository's benchmark."""
+    arguments = [
+        "benchmark_tasks --granularity=all -n 2 --dist loadfile",
+        "--granularity-baseline=git:origin/main:.granularity/baseline.json --granularity-sandbox=bwrap",
+    ]
+    return f"```yaml\n{gate_workflow(arguments)}```"
+
+
+HOST_STEPS = """\
+      - run: npm install -g @anthropic-ai/claude-code@VERSION   # the version you recorded with
+      - run: python -m pip install '{requirement}'
+      - run: >-
+          python -m pytest benchmark_tasks --granularity=micro,macro,hybrid -n 2
+          --granularity-agent=host:claude --granularity-model=claude-sonnet-4-5
+          --granularity-model-cache=.granularity/claude --granularity-model-cache-mode=replay
+          --granularity-baseline=.granularity/claude-baseline.json
+        env:
+          ANTHROPIC_API_KEY: replay-only
+"""
+
+
+def host_workflow_block(root: Path) -> str:
+    """docs/hosts.md's workflow to copy: a recorded agent host replayed on every pull request."""
+    steps = HOST_STEPS.format(requirement=requirement(["mcp", "parallel"]))
+    return f"```yaml\n{workflow_head('claude-code-gate')}{steps}```"
+
+
 GENERATORS: dict[str, Callable[[Path], str]] = {
     "reference-results": reference_results,
     "hybrid-table": hybrid_table,
@@ -218,6 +248,8 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "mining-results": mining_results,
     "mining-macro-fit": mining_macro_fit,
     "mining-matrix": mining_matrix,
+    "gate-workflow": gate_workflow_block,
+    "host-workflow": host_workflow_block,
 }
 
 
