@@ -206,6 +206,11 @@ OPTIONS = [
         "ERROR: --granularity-model: model.fifo is a FIFO, not a model file",
     ),
     (
+        "local-model-a-fifo",
+        ["--granularity=micro", "--granularity-agent=local", "--granularity-model=model.fifo"],
+        "ERROR: --granularity-model: model.fifo is a FIFO, not a model file",
+    ),
+    (
         "retrieval-k",
         ["--granularity=micro", "--granularity-retrieval-k=-1"],
         "ERROR: --granularity-retrieval-k: -1 must not be negative",
