@@ -392,12 +392,17 @@ def test_macro_code_that_loops_forever_is_stopped_at_the_macros_timeout(tmp_path
     assert outcome.reason == f"{name} stopped after its timeout of 1s; the workspace is left as the macro left it"
 
 
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+@pytest.mark.parametrize("code", [0, 3])
 @pytest.mark.parametrize("part", ["preconditions", "validate"])
-def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, work, part):
-    outcome = _call(_macro(tmp_path, part, "    import os\n    os._exit(3)\n"), work)
+def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, work, capfd, part, code, sandbox):
+    """In the sandbox the server took the call's end for the answer ("a malformed answer") and printed its own
+    UnpicklingError on the next request."""
+    outcome = _call(_macro(tmp_path, part, f"    import os\n    os._exit({code})\n"), work, sandbox)
+    assert "Traceback" not in capfd.readouterr().err, "TRACEBACK: the macro's server printed one"
     assert outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION, f"UNCLEAR: {outcome}"
     name = "preconditions" if part == "preconditions" else "validation"
-    assert outcome.reason == f"{name} failed: the macro's process died (exit code 3)"
+    assert outcome.reason == f"{name} failed: the macro's process died (exit code {code})", f"UNCLEAR: {outcome}"
 
 
 @pytest.mark.parametrize("part", ["preconditions", "validate"])
