@@ -2,7 +2,8 @@
 
 The agent's ``run_tests``, the macros' validation runs, the verifier and every macro's work run
 code a model may have written. With ``bwrap`` each of those processes sees the root file system
-read-only, only its workspace and its per-run scratch folder writable, a private ``/tmp``, an
+read-only, only its workspace (less its ``.git`` and virtual environments) and its per-run
+scratch folder writable, a private ``/tmp``, an
 empty read-only home folder, no network (its own network namespace, loopback only), its own PID
 namespace (so nothing it starts outlives it) and no capabilities, and it dies with its parent.
 Paths are bound at their own names, so a run sees the same paths, and prints the same output,
@@ -22,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import GranularityError
+from ..core.workspace import VENV_MARKER
 from .fork_server import Servers
 
 MODES = ("auto", "bwrap", "none")
@@ -63,9 +65,10 @@ class Sandbox:
         """``argv`` wrapped in the sandbox (unchanged without one).
 
         ``writable`` folders (the workspace, the scratch folder) are the only ones it may
-        change. ``/tmp`` and the home folder are hidden; what Python needs from them (its prefix,
-        ``sys.path``) and ``readable`` folders are bound back read-only. ``private_tmp=False``
-        makes ``/tmp`` read-only too, so that a write there fails instead of vanishing.
+        change, less what :func:`read_only_inside` names in them. ``/tmp`` and the home folder
+        are hidden; what Python needs from them (its prefix, ``sys.path``) and ``readable``
+        folders are bound back read-only. ``private_tmp=False`` makes ``/tmp`` read-only too, so
+        that a write there fails instead of vanishing.
         """
         if not self.active:
             return list(argv)
@@ -81,6 +84,8 @@ class Sandbox:
                 mounts += ["--ro-bind", str(path), str(path)]
         for path in write:
             mounts += ["--bind", str(path), str(path)]
+            for kept in read_only_inside(path):
+                mounts += ["--ro-bind", str(kept), str(kept)]
         for root in hidden:
             if root != "/tmp" or not private_tmp:
                 mounts += ["--remount-ro", root]
@@ -127,6 +132,18 @@ def probe() -> str | None:
         detail = (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1]
         return f"bwrap cannot create a sandbox here: {detail}"
     return None
+
+
+def read_only_inside(folder: Path) -> list[Path]:
+    """What a writable folder holds at its top that code run there must not change: version-control metadata
+    (a hook or ``core.fsmonitor`` is a command the user's next ``git`` runs) and virtual environments (a ``.pth``
+    file there runs at every start of their Python). A repository served in place holds both; the tools refuse
+    their paths (``Workspace.resolve``), and these binds hold the code the agent's tests run to the same."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if not p.is_symlink() and (p.name == ".git" or (p / VENV_MARKER).is_file())]
 
 
 def _hidden_roots() -> list[str]:
