@@ -183,7 +183,9 @@ def check_fallback(s: Subject) -> None:
 
 def check_dependencies(s: Subject) -> None:
     contract = _contract(s.folder)
-    needs = contract.get("depends_on") or []
+    needs = _names(contract.get("depends_on", []))
+    if needs is None:
+        raise CheckSkipped("'depends_on' is not a list of names; see its 'contract' check")
     missing = [name for name in needs if s.names[name] == 0]
     _require(not missing, f"{CONTRACT_FILE}: field 'depends_on': {missing} are not macros checked here")
     graph: dict[str, list[str]] = {str(contract.get("name")): needs}
@@ -191,10 +193,15 @@ def check_dependencies(s: Subject) -> None:
     while pending:  # the macros this one reaches: a cycle among them keeps it from registering
         name = pending.pop()
         if name not in graph and name in s.folders:
-            graph[name] = _contract(s.folders[name]).get("depends_on") or []
+            graph[name] = _names(_contract(s.folders[name]).get("depends_on", [])) or []
             pending.extend(graph[name])
     cycle = dependency_cycle(graph)
     _require(cycle is None, f"{CONTRACT_FILE}: field 'depends_on': {cycle_message(cycle or [])}")
+
+
+def _names(value: Any) -> list[str] | None:
+    """``depends_on`` as the schema has it (a list of names), or None: its 'contract' check fails it."""
+    return value if isinstance(value, list) and all(isinstance(name, str) for name in value) else None
 
 
 def check_callables(s: Subject) -> None:
