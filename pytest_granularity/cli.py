@@ -488,7 +488,7 @@ def _tasks_check(config: pytest.Config, args: argparse.Namespace) -> int:
 
     from .macros import MacroRegistry
     from .plugin.extensions import macro_roots
-    from .plugin.settings import sandbox_of
+    from .plugin.options import sandbox_of
     from .process import interrupts
     from .process.sandbox import select
     from .run.taskcheck import check_task_files

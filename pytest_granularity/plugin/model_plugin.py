@@ -43,7 +43,7 @@ from ..agents.model_cache import MODES, ModelCache
 from ..agents.openai_client import Endpoint, OpenAISender
 from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
 from ..core.result import TokenSource
-from .options import Option, add_options, named, setting
+from .options import Option, add_options, named, sandbox_of, setting
 
 AGENT_NAME = "openai"
 LOCAL_AGENT = "local"
@@ -400,6 +400,7 @@ def host_factory(config: pytest.Config, name: str) -> HostAgentFactory:
         _number(config, "request-timeout") or DEFAULT_TIMEOUT,
         _value(config, "api-key-env") or host.key_variable,
         state / "pytest-granularity" / "hosts",
+        sandbox_of(config),
     )
     factory = HostAgentFactory(settings)
     config.add_cleanup(factory.close)

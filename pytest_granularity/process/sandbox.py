@@ -60,7 +60,12 @@ class Sandbox:
         return self.mode == "bwrap"
 
     def command(
-        self, argv: Sequence[str], writable: Iterable[Path], readable: Iterable[Path] = (), private_tmp: bool = True
+        self,
+        argv: Sequence[str],
+        writable: Iterable[Path],
+        readable: Iterable[Path] = (),
+        private_tmp: bool = True,
+        host: bool = False,
     ) -> list[str]:
         """``argv`` wrapped in the sandbox (unchanged without one).
 
@@ -69,10 +74,15 @@ class Sandbox:
         are hidden; what Python needs from them (its prefix, ``sys.path``) and ``readable``
         folders are bound back read-only. ``private_tmp=False`` makes ``/tmp`` read-only too, so
         that a write there fails instead of vanishing.
+
+        ``host`` is for an agent host (``agents/host_agent``): it keeps the caller's network, because it
+        reaches the metering proxy and our relay on 127.0.0.1 (a network namespace of its own has a
+        loopback of its own, where neither listens), and the home folder stays visible, read-only, since
+        a host reads its installation and settings there.
         """
         if not self.active:
             return list(argv)
-        hidden = _hidden_roots()
+        hidden = ["/tmp"] if host else _hidden_roots()
         mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for root in hidden:
             mounts += ["--tmpfs", root]
@@ -89,7 +99,8 @@ class Sandbox:
         for root in hidden:
             if root != "/tmp" or not private_tmp:
                 mounts += ["--remount-ro", root]
-        return ["bwrap", *mounts, *ISOLATION, "--", *argv]
+        isolation = [option for option in ISOLATION if not (host and option == "--unshare-net")]
+        return ["bwrap", *mounts, *isolation, "--", *argv]
 
     def describe(self) -> str:
         """The one line the report starts with: whether runs were sandboxed, and if not, why."""
