@@ -3,9 +3,10 @@
 The agent's ``run_tests``, the macros' validation runs, the verifier and every macro's work run
 code a model may have written. With ``bwrap`` each of those processes sees the root file system
 read-only, only its workspace (less its ``.git`` and virtual environments) and its per-run
-scratch folder writable, a private ``/tmp``, an
-empty read-only home folder, no network (its own network namespace, loopback only), its own PID
-namespace (so nothing it starts outlives it) and no capabilities, and it dies with its parent.
+scratch folder writable, a private ``/tmp``, an empty read-only home folder, no network (its own
+network namespace, loopback only), its own PID namespace (so nothing it starts outlives it) and
+no capabilities, and it dies with its parent. An agent host runs in it too, with the caller's
+network and home folder (``command(host=True)``).
 Paths are bound at their own names, so a run sees the same paths, and prints the same output,
 as without the sandbox: the sandbox changes what code can reach, never what a run sees.
 """
