@@ -586,7 +586,7 @@ def _sandbox(config: pytest.Config, mode: str | None) -> Sandbox:
     """The sandbox a command's runs use: ``mode`` as given, else the ``granularity_sandbox`` ini key."""
     import pytest
 
-    from .plugin.settings import sandbox_of
+    from .plugin.options import sandbox_of
     from .process.sandbox import select
 
     try:

@@ -12,6 +12,7 @@ its model once, as a host does. Then:
 - ``hang``: calls list_files, starts a child process, and sleeps;
 - ``ignore``: exits with status 0 without calling any tool;
 - ``litter``: writes files in its working directory, home and temporary folder, then calls finish;
+- ``escape``: writes the file CONFIG names as ``outside`` (printing the error when it cannot), then calls finish;
 - ``dead``: exits with status 1 before reaching its model.
 """
 
@@ -72,6 +73,11 @@ def session(config: dict[str, Any], mode: str) -> None:
     print(json.dumps({"tools": [t["name"] for t in client.ask("tools/list", {})["tools"]]}), flush=True)
     if mode == "stale":
         print(json.dumps(client.call("no_such_tool")), flush=True)
+    if mode == "escape":
+        try:
+            Path(config["outside"]).write_text("escaped")
+        except OSError as exc:
+            print(json.dumps({"refused": str(exc)}), flush=True)
     if mode == "litter":
         folders = [Path.cwd(), Path.home(), Path(tempfile.gettempdir())]
         for folder in folders:

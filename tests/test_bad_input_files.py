@@ -170,6 +170,15 @@ def test_every_reader_refuses_a_bad_file_in_one_line(tmp_path, capsys, reader, b
     assert listing(tmp_path) == before, "WROTE-OUTSIDE: a refused command wrote files"
 
 
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_missing_file_is_named_as_given(tmp_path, capsys, reader, suffix):
+    """``report onebad.jsonl`` said that onebad.json could not be read: a file the user never named."""
+    path = tmp_path / f"onebad{suffix}"
+    ended = cli(READERS[reader](path, tmp_path), capsys)
+    assert_refused(ended, f"granularity {reader}: {path}: field '<file>': cannot read: No such file or directory")
+
+
 def test_an_error_never_repeats_a_large_input(tmp_path, capsys):
     path = _lines(tmp_path, _bad_line(task=HUGE, tokens=[HUGE]))
     ended = cli(["report", str(path)], capsys)

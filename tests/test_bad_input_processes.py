@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from bad_input_kit import cli, time_bound
+from conftest import REPO
 from test_mcp_server import session
 
 from pytest_granularity.core.tools import MICRO_TOOLS, call_tool
@@ -78,3 +82,38 @@ def test_finish_honours_the_verify_timeout_when_the_command_detaches(fix_add, tm
     assert time.monotonic() - started < 15, "HANG: finish took past its timeout"
     assert "verifier timed out after 1s" in reply.text, f"UNCLEAR: {reply.text[-300:]!r}"
     assert not _left(tag), "WROTE-OUTSIDE: the verify command's process outlived the call"
+
+
+INTERRUPTED_AT_EXIT = """
+import os, shutil, signal, sys
+from pytest_granularity.core.tasks import load_task
+from pytest_granularity.core.workspace import Workspace
+
+Workspace.for_task(load_task(sys.argv[1]), reuse=True).remove()  # the folder kept for this process's runs
+removal = shutil.rmtree
+
+
+def interrupted(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the process removes it, at its exit
+    return removal(*args, **kwargs)
+
+
+shutil.rmtree = interrupted
+"""
+
+
+def test_ctrl_c_while_a_process_removes_its_kept_folder_at_exit_leaves_nothing(fix_add, tmp_path):
+    """Ctrl-C in an ``-n 2`` session reached the workers as they ended: each printed a KeyboardInterrupt traceback
+    from ``remove_kept_folders`` and left its ``granularity-runs-*`` folder in the temporary folder."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_AT_EXIT, str(fix_add.path.parent)],
+        env=dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=str(REPO)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # Ctrl-C's action, as a shell starts it
+    )
+    assert "Traceback" not in run.stderr, f"TRACEBACK: {run.stderr[-400:]}"
+    assert not list(scratch.iterdir()), f"WROTE-OUTSIDE: left {[p.name for p in scratch.iterdir()]}"

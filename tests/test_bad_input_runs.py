@@ -27,7 +27,8 @@ from pytest_granularity.macros import MacroContext, MacroRegistry, invoke
 from pytest_granularity.macros.contract import load_macro
 from pytest_granularity.process.sandbox import select
 from pytest_granularity.routing.routers import Router, RouterError
-from pytest_granularity.run.contract_checks import CheckFailed, Subject, run_check
+from pytest_granularity.run import contract_checks
+from pytest_granularity.run.contract_checks import CheckFailed, CheckSkipped, Subject, run_check
 from pytest_granularity.verifier.verify import verify
 
 NESTED = "[" * 100_000 + "]" * 100_000
@@ -203,6 +204,11 @@ OPTIONS = [
     (
         "model-a-fifo",
         ["--granularity=micro", "--granularity-model=model.fifo"],
+        "ERROR: --granularity-model: model.fifo is a FIFO, not a model file",
+    ),
+    (
+        "local-model-a-fifo",
+        ["--granularity=micro", "--granularity-agent=local", "--granularity-model=model.fifo"],
         "ERROR: --granularity-model: model.fifo is a FIFO, not a model file",
     ),
     (
@@ -387,12 +393,17 @@ def test_macro_code_that_loops_forever_is_stopped_at_the_macros_timeout(tmp_path
     assert outcome.reason == f"{name} stopped after its timeout of 1s; the workspace is left as the macro left it"
 
 
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+@pytest.mark.parametrize("code", [0, 3])
 @pytest.mark.parametrize("part", ["preconditions", "validate"])
-def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, work, part):
-    outcome = _call(_macro(tmp_path, part, "    import os\n    os._exit(3)\n"), work)
+def test_macro_code_that_exits_the_process_is_an_executor_exception(tmp_path, work, capfd, part, code, sandbox):
+    """In the sandbox the server took the call's end for the answer ("a malformed answer") and printed its own
+    UnpicklingError on the next request."""
+    outcome = _call(_macro(tmp_path, part, f"    import os\n    os._exit({code})\n"), work, sandbox)
+    assert "Traceback" not in capfd.readouterr().err, "TRACEBACK: the macro's server printed one"
     assert outcome.failure_class == FailureClass.EXECUTOR_EXCEPTION, f"UNCLEAR: {outcome}"
     name = "preconditions" if part == "preconditions" else "validation"
-    assert outcome.reason == f"{name} failed: the macro's process died (exit code 3)"
+    assert outcome.reason == f"{name} failed: the macro's process died (exit code {code})", f"UNCLEAR: {outcome}"
 
 
 @pytest.mark.parametrize("part", ["preconditions", "validate"])
@@ -429,13 +440,63 @@ def test_the_contract_checks_fail_a_macro_whose_code_hangs_naming_the_part(tmp_p
     pytest.fail("ACCEPTED: the timeout check passed a macro whose code hangs")
 
 
-def test_a_macro_that_depends_on_itself_is_one_error(tmp_path):
-    folder = tmp_path / "self-dep"
-    shutil.copytree(HANG_MACRO, folder)
+def _checkable(tmp_path: Path) -> Path:
+    """A ``hang`` macro that passes every contract check (its tests take more than a second on a busy machine), in
+    a folder of its own name."""
+    (tmp_path / "macros").mkdir()
+    folder = _macro(tmp_path, "preconditions", "").rename(tmp_path / "macros" / "hang")
+    _edit(folder / "contract.yaml", "timeout_seconds: 1", "timeout_seconds: 30")
+    return folder
+
+
+def _checked(folder: Path) -> dict[str, str]:
+    """How each contract check ends for the macro in ``folder``, as ``check-contracts`` runs it beside the built-in
+    macros: "passed", "skipped: why", "failed: evidence", or "TRACEBACK: ..." for anything else."""
+    folders = contract_checks.macro_folders_to_check([folder.parent])
+    names, by_name = contract_checks.contract_names(folders), contract_checks.contract_folders(folders)
+    subject = Subject(folder.resolve(), names, folders=by_name)
+    ended = {}
+    for check in contract_checks.CHECKS:
+        try:
+            with time_bound():
+                run_check(check, subject)
+            ended[check] = "passed"
+        except CheckSkipped as exc:
+            ended[check] = f"skipped: {exc}"
+        except CheckFailed as exc:
+            ended[check] = f"failed: {exc}"
+        except Exception as exc:
+            ended[check] = f"TRACEBACK: {type(exc).__name__}: {str(exc)[:200]}"
+    return ended
+
+
+def _failed(ended: dict[str, str]) -> dict[str, str]:
+    assert not [e for e in ended.values() if e.startswith("TRACEBACK")], f"TRACEBACK: {ended}"
+    return {check: e for check, e in ended.items() if not e.startswith(("passed", "skipped"))}
+
+
+def test_a_macro_that_depends_on_itself_fails_check_contracts_as_a_run_refuses_it(tmp_path):
+    """check-contracts passed it (the dynamic checks skipped as "does not load") while a run refused it."""
+    folder = _checkable(tmp_path)
     contract = folder / "contract.yaml"
     contract.write_text(contract.read_text() + "depends_on: [hang]\n")
-    assert_error(
-        lambda: load_macro(folder), DefinitionError, f"{contract}: field 'depends_on': dependency cycle: hang -> hang"
+    expected = "field 'depends_on': dependency cycle: hang -> hang"
+    assert _failed(_checked(folder)) == {"dependencies": f"failed: contract.yaml: {expected}"}, "ACCEPTED or UNCLEAR"
+    assert_error(lambda: MacroRegistry.load([folder.parent]), DefinitionError, f"{contract}: {expected}")
+
+
+def test_an_unknown_fallback_skill_is_one_failed_check_not_a_traceback(tmp_path):
+    """The faults check registered the macro alone: a DefinitionError and a 670-line pytest traceback."""
+    folder = _checkable(tmp_path)
+    contract = folder / "contract.yaml"
+    contract.write_text(contract.read_text().replace("fallback_skill: null", "fallback_skill: nowhere"))
+    ended = _checked(folder)
+    assert _failed(ended) == {
+        "fallback": "failed: contract.yaml: field 'fallback_skill': 'nowhere' is not a macro checked here"
+    }
+    assert (
+        ended["faults"]
+        == "skipped: contract.yaml: field 'fallback_skill': 'hang' falls back to nowhere, which no registered macro provides; see its 'fallback' check"
     )
 
 

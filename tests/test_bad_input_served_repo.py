@@ -14,11 +14,13 @@ import subprocess
 
 import pytest
 from bad_input_kit import assert_refused, cli, listing, matches, time_bound
+from conftest import needs_bwrap
 from test_mcp_server import session
 
 from pytest_granularity.core.tools import MICRO_TOOLS, call_tool
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.mcp.tool_session import served_root
+from pytest_granularity.process.sandbox import select
 from pytest_granularity.process.tool_context import ToolContext
 from pytest_granularity.run.policies import FIXED_POLICIES
 
@@ -71,6 +73,42 @@ def test_a_write_to_what_is_not_source_is_refused_in_a_served_repository(repo, f
     assert reply.is_error, f"ACCEPTED: {reply.text[:200]!r}"
     assert matches(reply.text.split("\n")[0], f"error: path '{arguments['path']}' is *"), f"UNCLEAR: {reply.text!r}"
     assert subprocess.run(["git", "-C", str(repo), "status"], capture_output=True).returncode == 0
+
+
+OWNING_TEST = """\
+import pathlib
+
+
+def test_owned():
+    for target in {targets!r}:
+        try:
+            with open(target, "a") as handle:
+                handle.write("owned")
+        except OSError:
+            pass
+    pathlib.Path({control!r}).write_text("written")
+"""
+
+
+@needs_bwrap
+def test_code_the_agents_tests_run_cannot_write_git_or_a_venv_in_a_served_repository(repo, fix_add, tmp_path):
+    """The tools refuse these paths, but bwrap bound the whole repository writable: a test the agent wrote and ran
+    could add a hook or a ``.pth`` file, code that runs outside any sandbox at the user's next git or Python."""
+    targets = [".git/hooks/pre-commit", ".git/config", ".venv/lib/site-packages/evil.pth", "env/evil.pth"]
+    control = repo / "calc" / "written.txt"
+    sandbox = select("bwrap")
+    served = session(repo, tmp_path, MICRO, sandbox=sandbox)
+    served.call("start_task", {"prompt": fix_add.prompt})
+    test = OWNING_TEST.format(targets=[str(repo / t) for t in targets], control=str(control))
+    assert not served.call("create_file", {"path": "tests/test_owned.py", "content": test}).is_error
+    before = _protected(repo)
+    try:
+        with time_bound():
+            reply = served.call("run_tests", {"paths": ["tests/test_owned.py"]})
+    finally:
+        sandbox.servers.stop()
+    assert control.read_text() == "written", f"UNCLEAR: the test did not run: {reply.text[-300:]!r}"
+    assert _protected(repo) == before, f"WROTE-OUTSIDE: {sorted(set(_protected(repo).items()) - set(before.items()))}"
 
 
 @pytest.mark.parametrize("option", ["--junitxml={out}", "-o=junit_family=x", "--basetemp={dir}", "@{dir}/args"])

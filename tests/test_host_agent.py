@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
+from conftest import REPO, needs_bwrap
 
 from pytest_granularity.agents.host_agent import FINISH_GRACE_SECONDS, HostAgentFactory, HostSettings
 from pytest_granularity.agents.hosts import Host, Launch
@@ -24,6 +24,7 @@ from pytest_granularity.agents.wire_usage import CHAT
 from pytest_granularity.core.result import Outcome, RunResult
 from pytest_granularity.core.tasks import Task
 from pytest_granularity.core.transcript import Usage
+from pytest_granularity.process.sandbox import select
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task
 
@@ -33,9 +34,17 @@ FAKE = Path(__file__).with_name("fake_host.py")
 BILLED = Usage(321, 12, 0)
 
 
-def _fake(mode: str, record: Path) -> Host:
+def _fake(mode: str, record: Path | None, outside: Path | None = None) -> Host:
+    """The fake host in ``mode``; it records its processes in ``record`` (None: in its scratch folder)."""
+
     def files(launch: Launch) -> dict[str, str]:
-        config = {"server": list(launch.server), "base_url": launch.base_url, "pids": str(record)}
+        pids = record or launch.scratch / "pids.json"
+        config = {
+            "server": list(launch.server),
+            "base_url": launch.base_url,
+            "pids": str(pids),
+            "outside": str(outside),
+        }
         return {"fake.json": json.dumps(config)}
 
     return Host(
@@ -163,6 +172,22 @@ def test_a_host_s_own_files_stay_in_its_scratch_folder_and_are_removed(fix_add: 
     folders = [Path(p) for p in json.loads((tmp_path / "pids.json").read_text())]
     assert folders and all(not p.exists() for p in folders)
     assert not (Path.home() / "host-litter.txt").exists() and not Path("host-litter.txt").exists()
+
+
+@needs_bwrap
+def test_a_host_in_the_sandbox_cannot_write_outside_its_scratch_folder(fix_add: Task, tmp_path: Path) -> None:
+    """A host process was not sandboxed: one that wrote outside its scratch folder was neither stopped nor seen."""
+    outside = tmp_path / "escaped.txt"
+    sandbox = select("bwrap")
+    with ChatServer(_respond) as model:
+        settings = HostSettings(_fake("escape", None, outside), sys.executable, "m", model.base_url, timeout=60)
+        factory = HostAgentFactory(replace(settings, sandbox=sandbox))
+        result = run_task(
+            fix_add, FIXED_POLICIES["micro"], "none", RunSettings(agent=factory, workspace_parent=tmp_path)
+        )
+        factory.close()
+    assert _called(result)[-1] == "finish", f"the host did not run to its end: {result.summary()}"
+    assert not outside.exists(), "WROTE-OUTSIDE: the host wrote outside its scratch folder"
 
 
 def test_a_recorded_host_session_replays_with_no_model(fix_add: Task, tmp_path: Path) -> None:

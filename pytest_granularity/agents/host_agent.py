@@ -46,6 +46,7 @@ from typing import Any
 
 from ..core.tools import FINISH
 from ..core.transcript import Message, Reply, ToolCall
+from ..process.sandbox import NO_SANDBOX, Sandbox
 from . import AgentSetup, InfrastructureError
 from .host_proxy import Exchange, MeteringProxy, ProxySettings, total
 from .hosts import Host, Launch
@@ -79,6 +80,8 @@ class HostSettings:
     """The environment variable holding the model's key, named in the host's configuration where it asks."""
     cache: Path | None = None
     """The host's package cache (``XDG_CACHE_HOME``), shared by a session's runs; None: its scratch folder."""
+    sandbox: Sandbox = NO_SANDBOX
+    """Where the host process runs: with bwrap, it may write only its scratch folder and its package cache."""
 
 
 @dataclass
@@ -203,10 +206,14 @@ class HostRun:
         for name, text in self.host.files(launch).items():
             (self.scratch / name).parent.mkdir(parents=True, exist_ok=True)
             (self.scratch / name).write_text(text, encoding="utf-8")
+        writable = [self.scratch, *([self.settings.cache] if self.settings.cache else [])]
+        for folder in writable:
+            folder.mkdir(parents=True, exist_ok=True)  # a folder bound into the sandbox must exist
+        argv = [self.settings.executable, *self.host.arguments(launch)]
         try:
             with open(self.scratch / OUT, "wb") as out, open(self.scratch / ERR, "wb") as err:
                 self.process = subprocess.Popen(
-                    [self.settings.executable, *self.host.arguments(launch)],
+                    self.settings.sandbox.command(argv, writable, host=True),
                     cwd=self.scratch,
                     env=self._environment(launch),
                     stdin=subprocess.DEVNULL,

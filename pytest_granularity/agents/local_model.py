@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import GranularityError
+from ..core.input_files import special_kind
 from ..process import interrupts
 from . import InfrastructureError
 from .openai_client import Endpoint, OpenAISender
@@ -66,6 +67,7 @@ def model_file(spec: str) -> Path:
     """The GGUF file for a bundled model's name or a path, checked to be one."""
     bundled = BUNDLED.get(spec)
     path = _bundled_path(spec, bundled) if bundled else Path(spec).expanduser()
+    refuse_special(path)
     try:
         with path.open("rb") as file:
             magic = file.read(4)
@@ -76,6 +78,17 @@ def model_file(spec: str) -> Path:
     if magic != GGUF_MAGIC:
         raise ModelFileError(f"model file {path} is not a GGUF file (it starts {magic!r}, not {GGUF_MAGIC!r})")
     return path
+
+
+def refuse_special(path: Path) -> None:
+    """A model given as a path must be a regular file: opening a FIFO waits for a writer, so the check of the
+    file's magic (or the server's start) hung with no output."""
+    try:
+        kind = special_kind(path.stat().st_mode)
+    except (OSError, ValueError):
+        return  # a model's name, or a file whose absence is reported where it is opened
+    if kind:
+        raise ModelFileError(f"{path} is {kind}, not a model file")
 
 
 def _bundled_path(name: str, bundled: BundledModel) -> Path:

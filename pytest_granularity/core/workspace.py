@@ -13,7 +13,9 @@ import functools
 import hashlib
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -396,7 +398,16 @@ def remove_kept_folders() -> None:
         untrack_folder(home)
 
 
-atexit.register(remove_kept_folders)
+def remove_kept_folders_at_exit() -> None:
+    """:func:`remove_kept_folders` as the process ends. Ctrl-C then asks for what is under way already, so it is
+    ignored: under pytest-xdist it reached the workers as they ended, cut the removal short (the folder stayed in
+    the temporary folder) and printed a ``KeyboardInterrupt`` traceback from each."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    remove_kept_folders()
+
+
+atexit.register(remove_kept_folders_at_exit)
 
 
 def _materialise(task: Task, root: Path, kept: bool) -> None:

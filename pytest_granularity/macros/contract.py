@@ -113,9 +113,6 @@ def load_macro(folder: Path) -> Macro:
     check(contract_path, packaged_schema("contract.schema.json"), contract)
     seconds = None if folder.is_relative_to(BUILTIN_FOLDER.resolve()) else float(contract["timeout_seconds"])
     _check_parameters(contract_path, contract["parameters"])
-    if contract["name"] in contract.get("depends_on", []):
-        name = contract["name"]
-        raise DefinitionError(contract_path, "depends_on", f"dependency cycle: {name} -> {name}")
     if contract.get("fallback_skill") == contract["name"]:
         name = contract["name"]
         raise DefinitionError(contract_path, "fallback_skill", f"'{name}' is this macro: a fallback is another macro")

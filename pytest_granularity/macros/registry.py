@@ -22,7 +22,7 @@ import importlib.util
 import re
 import shutil
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any
@@ -192,9 +192,21 @@ def _dependency_order(macros: dict[str, Macro]) -> list[str]:
                 f"'{name}' depends on {', '.join(missing)}, which no registered macro provides",
             )
         graph[name] = sorted(needs)
+    cycle = dependency_cycle(graph)
+    if cycle:
+        raise DefinitionError(macros[cycle[0]].folder / CONTRACT_FILE, "depends_on", cycle_message(cycle))
+    return list(TopologicalSorter(graph).static_order())
+
+
+def dependency_cycle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
+    """A cycle of ``depends_on`` among the macros of ``graph`` (name to the names it depends on), its first name
+    again at its end, or None: the one check, for a run's registry and for ``check-contracts``."""
     try:
-        return list(TopologicalSorter(graph).static_order())
+        TopologicalSorter(graph).prepare()
     except CycleError as exc:
-        cycle = " -> ".join(exc.args[1])
-        first = macros[exc.args[1][0]]
-        raise DefinitionError(first.folder / CONTRACT_FILE, "depends_on", f"dependency cycle: {cycle}") from None
+        return list(exc.args[1])
+    return None
+
+
+def cycle_message(cycle: list[str]) -> str:
+    return f"dependency cycle: {' -> '.join(cycle)}"

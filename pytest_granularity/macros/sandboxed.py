@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from .context import MacroContext, Parts
 
 DONE = b"done"
+"""What the server sends when a call's child is gone, with its exit code: read in place of an answer, it says
+the child died in the part (``os._exit`` in the macro's code), and the server waits for the next call."""
 SERVER_CODE = "from pytest_granularity.macros.sandboxed import serve; serve()"
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
@@ -98,10 +100,12 @@ class SandboxedMacro:
         frame = pickle.dumps(modules) + body
         sent = self.server.send(frame)
         self.failed_start = _started(self.server) if sent else _died(self.server)
+        self.ended: PipeMessage | None = None
+        """How the child ended when it died in a part: every later part ends so, and the call is over."""
 
     def ask(self, part: str, seconds: float) -> PipeMessage | None:
-        if self.failed_start is not None:
-            return self.failed_start
+        if self.failed_start is not None or self.ended is not None:
+            return self.failed_start or self.ended
         if not self.server.send(f"{part}\n".encode()):
             return _died(self.server)
         try:
@@ -115,7 +119,11 @@ class SandboxedMacro:
     def _receive(self, seconds: float) -> PipeMessage | None:
         if not self.server.connection.poll(seconds):
             return None
-        return _message(self.server.connection.recv_bytes())
+        data = self.server.connection.recv_bytes()
+        if data.startswith(DONE):
+            self.ended = "error", f"the macro's process died (exit code {data[len(DONE) :].decode().strip()})"
+            return self.ended
+        return _message(data)
 
     def _reply(self, text: str) -> None:
         if not self.server.send(f"{text}\n".encode()):
@@ -127,8 +135,8 @@ class SandboxedMacro:
     def __exit__(self, *exc: object) -> None:
         """End the call: the child exits at the empty line, and the server says when it is gone."""
         server = self.server
-        if not server.alive:
-            return
+        if not server.alive or self.ended is not None:
+            return  # the server is waiting for the next call already
         try:
             ended = server.send(b"\n") and _until(server.connection, DONE)
         except EOFError:
@@ -140,7 +148,7 @@ class SandboxedMacro:
 def _until(connection: Connection, marker: bytes) -> bool:
     """Drop what a call left unread (answers past a failed part) until the server's ``marker``."""
     while connection.poll(START_TIMEOUT_SECONDS):
-        if connection.recv_bytes() == marker:
+        if connection.recv_bytes().startswith(marker):
             return True
     return False
 
@@ -211,7 +219,7 @@ def serve() -> None:
         except EOFError:
             return  # the plugin's process is gone
         calls += 1
-        folder = Path(scratch) / f"call-{calls}"
+        folder, code = Path(scratch) / f"call-{calls}", 0
         try:
             parts, ctx = _load_call(stdin, modules)
         except Exception as exc:
@@ -223,10 +231,10 @@ def serve() -> None:
             if pid == 0:
                 _call(connection, parts, ctx, folder)
                 os._exit(0)
-            os.waitpid(pid, 0)
+            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
             kill_leftovers(None, sandboxed=True)
             empty_folder(Path(scratch))  # the call's folder, and anything it put beside it
-        connection.send_bytes(DONE)
+        connection.send_bytes(DONE + f" {code}".encode())
 
 
 def _load_call(stdin: Any, modules: dict[str, str]) -> tuple[Parts, MacroContext]:

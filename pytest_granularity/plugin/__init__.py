@@ -48,8 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--granularity", None) is None and not config.getoption("--granularity-contracts", False):
         return
     from .extensions import macro_roots
+    from .options import sandbox_of
     from .session import GranularitySession
-    from .settings import GranularitySettings, sandbox_of
+    from .settings import GranularitySettings
 
     _clean_up_on_interrupt(config)
     sandbox = sandbox_of(config)

@@ -18,6 +18,7 @@ from ..run.contract_checks import (
     CheckFailed,
     CheckSkipped,
     Subject,
+    contract_folders,
     contract_names,
     macro_folders_to_check,
     run_check,
@@ -52,7 +53,7 @@ class ContractSession:
         paths = [Path(arg.split("::")[0]) for arg in config.args]
         roots = [*self.roots, *(p for p in paths if p.is_dir())]
         folders = macro_folders_to_check(roots)
-        names = contract_names(folders)
+        names, by_name = contract_names(folders), contract_folders(folders)
         if items:
             config.hook.pytest_deselected(items=list(items))
         items[:] = [
@@ -60,7 +61,7 @@ class ContractSession:
                 session,
                 name=f"{folder.name}[{check}]",
                 nodeid=f"contracts/{folder.name}::{check}",
-                subject=Subject(folder, names, self.sandbox),
+                subject=Subject(folder, names, self.sandbox, by_name),
                 check=check,
             )
             for folder in folders

@@ -36,14 +36,14 @@ from ..agents.local_model import (
     ModelFileError,
     default_threads,
     model_file,
+    refuse_special,
     server_available,
 )
 from ..agents.model_cache import MODES, ModelCache
 from ..agents.openai_client import Endpoint, OpenAISender
 from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
-from ..core.input_files import special_kind
 from ..core.result import TokenSource
-from .options import Option, add_options, named, setting
+from .options import Option, add_options, named, sandbox_of, setting
 
 AGENT_NAME = "openai"
 LOCAL_AGENT = "local"
@@ -261,13 +261,12 @@ def run_settings(config: pytest.Config) -> dict[str, Any]:
 
 
 def _model_path(spec: str | None) -> None:
-    """A model given as a path must be a regular file: a FIFO blocked the server's start with no output."""
-    try:
-        kind = special_kind(Path(spec).stat().st_mode) if spec else None
-    except (OSError, ValueError):
-        return  # a model name, or a file the agent reports missing itself
-    if kind:
-        raise pytest.UsageError(f"--granularity-model: {spec} is {kind}, not a model file")
+    """Whichever agent runs, a model given as a path that is not a regular file is refused before any run."""
+    if spec:
+        try:
+            refuse_special(Path(spec))
+        except ModelFileError as exc:
+            raise pytest.UsageError(f"--granularity-model: {exc}") from None
 
 
 def pytest_granularity_agents(config: pytest.Config) -> dict[str, Any]:
@@ -401,6 +400,7 @@ def host_factory(config: pytest.Config, name: str) -> HostAgentFactory:
         _number(config, "request-timeout") or DEFAULT_TIMEOUT,
         _value(config, "api-key-env") or host.key_variable,
         state / "pytest-granularity" / "hosts",
+        sandbox_of(config),
     )
     factory = HostAgentFactory(settings)
     config.add_cleanup(factory.close)

@@ -24,6 +24,8 @@ from ..core.defaults import (
 )
 from ..core.tasks import DEFAULT_MAX_STEPS
 from ..process.sandbox import MODES as SANDBOX_MODES
+from ..process.sandbox import Sandbox, SandboxUnavailable
+from ..process.sandbox import select as select_sandbox
 from ..run.policies import RECOVERY_OVERRIDES
 
 FAULT_SETS = ("declared", "all")
@@ -267,3 +269,14 @@ def whole_number(config: pytest.Config, name: str) -> int:
     if value < 0:
         raise pytest.UsageError(f"{option.flag_name}: {value} must not be negative")
     return value
+
+
+def sandbox_of(config: pytest.Config) -> Sandbox:
+    """The sandbox ``--granularity-sandbox`` (or the ini key) asks for, checked to work here."""
+    mode = setting(config, named("sandbox"))
+    if mode not in SANDBOX_MODES:
+        raise pytest.UsageError(f"granularity_sandbox: '{mode}' is not one of {', '.join(SANDBOX_MODES)}")
+    try:
+        return select_sandbox(mode)
+    except SandboxUnavailable as exc:
+        raise pytest.UsageError(str(exc)) from None

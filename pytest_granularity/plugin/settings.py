@@ -23,9 +23,7 @@ from ..gate.baseline import (
 )
 from ..macros.suggestions import CONSTRAINED, OFF
 from ..macros.suggestions import MODES as SUGGESTION_MODES
-from ..process.sandbox import MODES as SANDBOX_MODES
-from ..process.sandbox import Sandbox, SandboxUnavailable
-from ..process.sandbox import select as select_sandbox
+from ..process.sandbox import Sandbox
 from ..run.policies import Policy
 from ..run.runner import RunSettings
 from .extensions import resolve as resolve_extensions
@@ -122,17 +120,6 @@ def _suggestions(config: pytest.Config) -> str:
     if mode not in SUGGESTION_MODES:
         raise pytest.UsageError(f"--granularity-suggestions: '{mode}' is not one of {', '.join(SUGGESTION_MODES)}")
     return str(mode)
-
-
-def sandbox_of(config: pytest.Config) -> Sandbox:
-    """The sandbox ``--granularity-sandbox`` (or the ini key) asks for, checked to work here."""
-    mode = setting(config, named("sandbox"))
-    if mode not in SANDBOX_MODES:
-        raise pytest.UsageError(f"granularity_sandbox: '{mode}' is not one of {', '.join(SANDBOX_MODES)}")
-    try:
-        return select_sandbox(mode)
-    except SandboxUnavailable as exc:
-        raise pytest.UsageError(str(exc)) from None
 
 
 def _outputs(config: pytest.Config) -> Outputs:

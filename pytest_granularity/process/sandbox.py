@@ -2,9 +2,11 @@
 
 The agent's ``run_tests``, the macros' validation runs, the verifier and every macro's work run
 code a model may have written. With ``bwrap`` each of those processes sees the root file system
-read-only, only its workspace and its per-run scratch folder writable, a private ``/tmp``, an
-empty read-only home folder, no network (its own network namespace, loopback only), its own PID
-namespace (so nothing it starts outlives it) and no capabilities, and it dies with its parent.
+read-only, only its workspace (less its ``.git`` and virtual environments) and its per-run
+scratch folder writable, a private ``/tmp``, an empty read-only home folder, no network (its own
+network namespace, loopback only), its own PID namespace (so nothing it starts outlives it) and
+no capabilities, and it dies with its parent. An agent host runs in it too, with the caller's
+network and home folder (``command(host=True)``).
 Paths are bound at their own names, so a run sees the same paths, and prints the same output,
 as without the sandbox: the sandbox changes what code can reach, never what a run sees.
 """
@@ -22,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import GranularityError
+from ..core.workspace import VENV_MARKER
 from .fork_server import Servers
 
 MODES = ("auto", "bwrap", "none")
@@ -58,18 +61,29 @@ class Sandbox:
         return self.mode == "bwrap"
 
     def command(
-        self, argv: Sequence[str], writable: Iterable[Path], readable: Iterable[Path] = (), private_tmp: bool = True
+        self,
+        argv: Sequence[str],
+        writable: Iterable[Path],
+        readable: Iterable[Path] = (),
+        private_tmp: bool = True,
+        host: bool = False,
     ) -> list[str]:
         """``argv`` wrapped in the sandbox (unchanged without one).
 
         ``writable`` folders (the workspace, the scratch folder) are the only ones it may
-        change. ``/tmp`` and the home folder are hidden; what Python needs from them (its prefix,
-        ``sys.path``) and ``readable`` folders are bound back read-only. ``private_tmp=False``
-        makes ``/tmp`` read-only too, so that a write there fails instead of vanishing.
+        change, less what :func:`read_only_inside` names in them. ``/tmp`` and the home folder
+        are hidden; what Python needs from them (its prefix, ``sys.path``) and ``readable``
+        folders are bound back read-only. ``private_tmp=False`` makes ``/tmp`` read-only too, so
+        that a write there fails instead of vanishing.
+
+        ``host`` is for an agent host (``agents/host_agent``): it keeps the caller's network, because it
+        reaches the metering proxy and our relay on 127.0.0.1 (a network namespace of its own has a
+        loopback of its own, where neither listens), and the home folder stays visible, read-only, since
+        a host reads its installation and settings there.
         """
         if not self.active:
             return list(argv)
-        hidden = _hidden_roots()
+        hidden = ["/tmp"] if host else _hidden_roots()
         mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for root in hidden:
             mounts += ["--tmpfs", root]
@@ -81,10 +95,13 @@ class Sandbox:
                 mounts += ["--ro-bind", str(path), str(path)]
         for path in write:
             mounts += ["--bind", str(path), str(path)]
+            for kept in read_only_inside(path):
+                mounts += ["--ro-bind", str(kept), str(kept)]
         for root in hidden:
             if root != "/tmp" or not private_tmp:
                 mounts += ["--remount-ro", root]
-        return ["bwrap", *mounts, *ISOLATION, "--", *argv]
+        isolation = [option for option in ISOLATION if not (host and option == "--unshare-net")]
+        return ["bwrap", *mounts, *isolation, "--", *argv]
 
     def describe(self) -> str:
         """The one line the report starts with: whether runs were sandboxed, and if not, why."""
@@ -127,6 +144,18 @@ def probe() -> str | None:
         detail = (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1]
         return f"bwrap cannot create a sandbox here: {detail}"
     return None
+
+
+def read_only_inside(folder: Path) -> list[Path]:
+    """What a writable folder holds at its top that code run there must not change: version-control metadata
+    (a hook or ``core.fsmonitor`` is a command the user's next ``git`` runs) and virtual environments (a ``.pth``
+    file there runs at every start of their Python). A repository served in place holds both; the tools refuse
+    their paths (``Workspace.resolve``), and these binds hold the code the agent's tests run to the same."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if not p.is_symlink() and (p.name == ".git" or (p / VENV_MARKER).is_file())]
 
 
 def _hidden_roots() -> list[str]:

@@ -361,8 +361,13 @@ def read_records(path: Path) -> list[RunResult]:
     """
     if _is_audit_log(path):
         return audit_records(path)
+    runs = path.with_suffix(".jsonl")
+    if path == runs:  # the file given is read first, so that an error names the file the user gave
+        records = read_record_lines(runs)
+        read_summary(path)
+        return records
     read_summary(path)
-    return read_record_lines(path.with_suffix(".jsonl"))
+    return read_record_lines(runs)
 
 
 def _is_audit_log(path: Path) -> bool:

@@ -22,7 +22,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from ..core.tools import MICRO_TOOLS
 from ..core.workspace import Workspace, compare, overlay
 from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry, invoke, load_macro
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE, read_skill_front_matter, resolve_callable
+from ..macros.registry import cycle_message, dependency_cycle
 from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..verifier.verify import verify
 
@@ -70,6 +71,8 @@ class Subject:
     folder: Path
     names: Counter[str]
     sandbox: Sandbox = NO_SANDBOX
+    folders: Mapping[str, Path] = dataclasses.field(default_factory=dict)
+    """Every macro collected, by name: what this one depends on or falls back to is looked up here."""
 
 
 def _require(condition: bool, evidence: str) -> None:
@@ -178,6 +181,29 @@ def check_fallback(s: Subject) -> None:
     )
 
 
+def check_dependencies(s: Subject) -> None:
+    contract = _contract(s.folder)
+    needs = _names(contract.get("depends_on", []))
+    if needs is None:
+        raise CheckSkipped("'depends_on' is not a list of names; see its 'contract' check")
+    missing = [name for name in needs if s.names[name] == 0]
+    _require(not missing, f"{CONTRACT_FILE}: field 'depends_on': {missing} are not macros checked here")
+    graph: dict[str, list[str]] = {str(contract.get("name")): needs}
+    pending = list(needs)
+    while pending:  # the macros this one reaches: a cycle among them keeps it from registering
+        name = pending.pop()
+        if name not in graph and name in s.folders:
+            graph[name] = _names(_contract(s.folders[name]).get("depends_on", [])) or []
+            pending.extend(graph[name])
+    cycle = dependency_cycle(graph)
+    _require(cycle is None, f"{CONTRACT_FILE}: field 'depends_on': {cycle_message(cycle or [])}")
+
+
+def _names(value: Any) -> list[str] | None:
+    """``depends_on`` as the schema has it (a list of names), or None: its 'contract' check fails it."""
+    return value if isinstance(value, list) and all(isinstance(name, str) for name in value) else None
+
+
 def check_callables(s: Subject) -> None:
     contract = _contract(s.folder)
     refs = {
@@ -280,7 +306,7 @@ def check_faults(s: Subject) -> None:
                 f"example {example.id}: {'an' if point == Fault.EARLY else 'a'} {point} fault surfaced as "
                 f"{outcome.failure_class}, which the contract does not declare ({', '.join(sorted(declared))})",
             )
-        settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry([macro]), sandbox=s.sandbox)
+        settings = RunSettings(agent=ReferenceAgent, macros=_registry(s, macro), sandbox=s.sandbox)
         assert example.macro is not None, "an example task without a macro call fails in _example_task"
         task = dataclasses.replace(example, macro=MacroCall(macro.name, example.macro.args))
         result = run_task(task, FIXED_POLICIES[PolicyName.HYBRID], Fault.EARLY, settings, _fault_at(Fault.EARLY))
@@ -289,6 +315,27 @@ def check_faults(s: Subject) -> None:
             f"example {example.id}: after an early fault the fallback (micro tools) did not recover: "
             f"{result.summary()}\n{result.verifier_output}",
         )
+
+
+def _registry(s: Subject, macro: Macro) -> MacroRegistry:
+    """The macro and the collected macros it falls back to or depends on, registered as a run registers them. A
+    need that is not met is the 'fallback' or 'dependencies' check's failure: here, a skip that points to it."""
+    needed = {macro.name: macro}
+    pending = [macro]
+    while pending:
+        contract = pending.pop().contract
+        for name in [*contract.get("depends_on", []), contract.get("fallback_skill")]:
+            if name and name not in needed and name in s.folders:
+                try:
+                    needed[name] = _load(s.folders[name])
+                except CheckFailed:
+                    continue  # not registered: the registry says which macro needs it
+                pending.append(needed[name])
+    try:
+        return MacroRegistry(needed.values())
+    except DefinitionError as exc:
+        check = "fallback" if exc.field == "fallback_skill" else "dependencies"
+        raise CheckSkipped(f"{CONTRACT_FILE}: field '{exc.field}': {exc.message}; see its '{check}' check") from None
 
 
 def check_timeout(s: Subject) -> None:
@@ -355,6 +402,7 @@ STATIC: dict[str, Callable[[Subject], None]] = {
     "skill": check_skill,
     "failure-classes": check_failure_classes,
     "fallback": check_fallback,
+    "dependencies": check_dependencies,
     "callables": check_callables,
     "unique-name": check_unique_name,
 }
@@ -376,6 +424,10 @@ def run_check(name: str, subject: Subject) -> None:
             _load(subject.folder)
         except CheckFailed:
             raise CheckSkipped("the macro does not load; see its 'callables' and static checks") from None
+        try:
+            check_dependencies(subject)
+        except CheckFailed:
+            raise CheckSkipped("the macro cannot be registered; see its 'dependencies' check") from None
     CHECKS[name](subject)
 
 
@@ -502,3 +554,14 @@ def contract_names(folders: list[Path]) -> Counter[str]:
         except DefinitionError:
             continue
     return names
+
+
+def contract_folders(folders: list[Path]) -> dict[str, Path]:
+    """The collected macros' folders by name (of two with one name, the last: ``unique-name`` fails them)."""
+    named = {}
+    for folder in folders:
+        try:
+            named[str(read_yaml_mapping(folder / CONTRACT_FILE).get("name"))] = folder
+        except DefinitionError:
+            continue
+    return named

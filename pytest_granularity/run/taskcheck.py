@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..core.schemas import first_error
 from ..core.tasks import Task, TaskError, load_task
-from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders, solution_files
+from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders_at_exit, solution_files
 from ..macros import MacroRegistry
 from ..process.pytest_process import run_pytest
 from ..process.sandbox import NO_SANDBOX, Sandbox
@@ -109,7 +109,7 @@ def worker_started(sandbox: Sandbox) -> None:
 
 def _worker_ending(sandbox: Sandbox) -> None:
     sandbox.servers.stop()
-    remove_kept_folders()
+    remove_kept_folders_at_exit()
 
 
 def _check_shared(path: Path) -> TaskCheck:
