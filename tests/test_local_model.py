@@ -8,6 +8,7 @@ installs it, so they run there.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.util
 import json
@@ -22,7 +23,7 @@ import pytest
 from conftest import REPO
 from test_plugin import without_latency
 
-from pytest_granularity.agents import InfrastructureError
+from pytest_granularity.agents import InfrastructureError, llama_server
 from pytest_granularity.agents.llama_server import (
     Abandoned,
     Guard,
@@ -216,7 +217,8 @@ class _Seeded:
         return {"choices": [{"message": {"role": "assistant", "content": "hi"}}], "usage": {}}
 
 
-def test_each_request_samples_from_its_own_seed():
+def test_each_request_samples_from_its_own_seed(monkeypatch):
+    monkeypatch.setattr(llama_server, "arguments_grammar", lambda kind, cap: contextlib.nullcontext())
     server = object.__new__(ModelServer)
     server.settings, server.llama, server.banned_first = ServerSettings(Path("m"), "m"), _Seeded(), frozenset()
     server.fingerprint, server.lock = "f", threading.Lock()
@@ -237,11 +239,10 @@ def test_the_model_is_loaded_without_extra_buffer_types_and_proves_it_generates(
 
 @live
 def test_allowed_calls_holding_quotes_and_backslashes_make_a_grammar_that_generates_one_of_them():
-    from llama_cpp import Llama
     from llama_cpp.llama_grammar import LlamaGrammar
 
     allowed = [{"old": 'RATE = Decimal("0.19")', "new": 'RATE = Decimal("0.20")'}, {"old": r"re.compile(r\"\n\n\")"}]
-    llama = Llama(model_path=str(model_file("smollm2")), n_ctx=512, verbose=False)
+    llama = guarded_llama(model_path=str(model_file("smollm2")), n_ctx=512, verbose=False)
     with arguments_grammar("schema", 256):
         grammar = LlamaGrammar.from_json_schema(json.dumps({"type": "object", "enum": allowed}), verbose=False)
     text = llama.create_completion("Arguments: ", max_tokens=64, grammar=grammar, temperature=0)["choices"][0]["text"]
@@ -250,10 +251,9 @@ def test_allowed_calls_holding_quotes_and_backslashes_make_a_grammar_that_genera
 
 @live
 def test_a_string_argument_never_holds_a_raw_control_character_however_the_model_leans():
-    from llama_cpp import Llama
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    llama = Llama(model_path=str(model_file("smollm2")), n_ctx=512, verbose=False)
+    llama = guarded_llama(model_path=str(model_file("smollm2")), n_ctx=512, verbose=False)
     newlines = [t for t in range(llama.n_vocab()) if "\n" in llama.detokenize([t]).decode("utf-8", "replace")]
 
     def lean_to_newlines(input_ids, scores):

@@ -242,3 +242,69 @@ def test_the_output_a_test_run_returns_is_normalised(tmp_path):
     run = run_pytest(tmp_path, ["test_old.py"], 60)
     assert "\nE   Failed: DID NOT RAISE ParseError\n" in run.output
     assert "\nFAILED test_old.py::test_old - Failed: DID NOT RAISE ParseError\n" in run.output
+
+
+RAISES_3_11 = """\
+___________________ test_invalid_capacity_is_rejected[lots] ____________________
+tests/test_config.py:25: in test_invalid_capacity_is_rejected
+    with pytest.raises(ConfigError, match="log_capacity"):
+E   Failed: DID NOT RAISE ConfigError
+_________________ test_timestamp_outside_tolerance_is_rejected _________________
+tests/test_signing.py:70: in test_timestamp_outside_tolerance_is_rejected
+    with pytest.raises(SignatureError, match=message):
+E   AssertionError: Regex pattern did not match.
+E     Expected regex: '301 seconds old'"""
+PATCH_3_11 = """\
+________________ test_sleep_can_be_patched_at_the_new_location _________________
+tests/test_retry.py:29: in test_sleep_can_be_patched_at_the_new_location
+    with patch("hookshot.transport.deliverer.time.sleep") as fake_sleep:
+/usr/lib/python3.13/unittest/mock.py:1475: in __enter__
+    self.target = self.getter()
+                  ^^^^^^^^^^^^^"""
+
+
+def _underlined(text: str, statement: str) -> str:
+    """``text`` as Python 3.13 prints it: ``statement``'s context expression underlined."""
+    indent = statement.index("with ") + len("with ")
+    expression = statement[indent:].rsplit(" as ", 1)[0].removesuffix(":")
+    return text.replace(statement + "\n", f"{statement}\n{' ' * indent}{'^' * len(expression)}\n")
+
+
+def _underlines(text: str) -> int:
+    return sum("^^^" in line for line in text.split("\n"))
+
+
+def test_python_3_13_s_underline_of_a_with_statement_s_enter_or_exit_is_dropped():
+    raises = RAISES_3_11
+    for statement in (
+        '    with pytest.raises(ConfigError, match="log_capacity"):',
+        "    with pytest.raises(SignatureError, match=message):",
+    ):
+        raises = _underlined(raises, statement)
+    patch = _underlined(PATCH_3_11, '    with patch("hookshot.transport.deliverer.time.sleep") as fake_sleep:')
+    assert [_underlines(raises), _underlines(patch)] == [2, 2]
+    assert normalise_wording(raises) == RAISES_3_11
+    assert normalise_wording(patch) == PATCH_3_11
+    nested = "\n".join("E     " + line for line in raises.split("\n"))
+    assert normalise_wording(nested) == "\n".join("E     " + line for line in RAISES_3_11.split("\n"))
+
+
+def test_an_underlined_with_statement_whose_expression_raised_is_kept():
+    # every Python underlines the expression when evaluating it raised: not __enter__, not a failed raises
+    opened = "tests/test_x.py:3: in test_x\n    with open(path) as handle:\n         ^^^^^^^^^^\nE   FileNotFoundError: [Errno 2] No such file or directory: 'x'"
+    called = _underlined(
+        "tests/test_x.py:3: in test_x\n    with pytest.raises(KeyError, mtch='x'):\nE   TypeError: unexpected keyword argument 'mtch'",
+        "    with pytest.raises(KeyError, mtch='x'):",
+    )
+    constructed = _underlined(
+        PATCH_3_11, '    with patch("hookshot.transport.deliverer.time.sleep") as fake_sleep:'
+    ).replace("in __enter__", "in __init__")
+    for text in (opened, called, constructed):
+        assert _underlines(text) and normalise_wording(text) == text
+
+
+def test_python_3_13_s_pathlib_module_reads_as_3_11_s():
+    line = "E    +      where PosixPath('README.md') = <class 'pathlib._local.Path'>('README.md')"
+    assert normalise_wording(line) == "E    +      where PosixPath('README.md') = <class 'pathlib.Path'>('README.md')"
+    own = "printed <class 'pathlib._local.Path'>"  # a test's own output, not an explanation
+    assert normalise_wording(own) == own

@@ -19,6 +19,18 @@ through unchanged. Measured on the benchmark's matrix and on a probe suite under
 - 8.4's `` Regex: ...`` / `` Input: ...`` under a failed match: 9.0 says `` Expected regex:`` /
   `` Actual message:``.
 
+The Python a run uses words some of it differently too; the records were made under Python 3.11, so
+newer wordings are mapped onto 3.11's:
+
+- Python 3.13 underlines the context expression of a one-line ``with`` statement (``^^^``) when the
+  exception comes from its ``__enter__`` or ``__exit__`` (a failed ``pytest.raises``, a ``mock.patch``
+  that cannot find its target); 3.11 and 3.12 place that exception on the whole line and draw no
+  underline. The underline goes where the traceback goes on into ``__enter__``/``__exit__``, or its
+  exception is a failed ``pytest.raises``: an exception raised while the expression is evaluated is
+  underlined by every Python, and keeps it.
+- Python 3.13 moved ``pathlib``'s classes into ``pathlib._local``: an assertion's explanation names
+  ``<class 'pathlib._local.Path'>`` where 3.11 says ``<class 'pathlib.Path'>``.
+
 Not mapped, because the older text lacks what the newer one shows: the order of a dict's items in
 a repr (pytest before 9.1 sorts the keys, 9.1 keeps insertion order, and a truncated repr loses
 the rest); an explanation of 687 to 710 characters, which 9.2 truncates and 9.0 does not; a failed
@@ -26,6 +38,12 @@ the rest); an explanation of 687 to 710 characters, which 9.2 truncates and 9.0 
 class name that the failures above do not name unambiguously; and under 8.4, the missing
 ``subtests`` fixture in "available fixtures" and the reason missing from an ``XPASS(strict)``
 summary line.
+Nor the frames of the standard library in a traceback (``.../lib/python3.12/importlib/__init__.py:90:
+in import_module``, ``<frozen importlib._bootstrap>:1387``): their paths name where that Python is
+installed and their line numbers its release, so they differ between two machines' 3.11 already. They
+move a record's text, rarely its tokens; a baseline records the Python it was made with, and the gate
+names it when runs differ (``core.environment``). Nor 3.12's suggestion after an ``AttributeError`` or a
+``NameError`` (``. Did you mean: 'Deliverer'?``), which 3.11 does not show in pytest's output.
 
 Only pytest's own lines are rewritten, each matched whole, so a test's own output is left alone. A
 pytest run whose output a test puts in its assertion message (the verifier's check that the
@@ -49,6 +67,7 @@ _MAX_DEPTH = 3
 _DID_NOT_RAISE = re.compile(r"(?P<marker>E +)(?P<message>Failed: DID NOT RAISE .*)")
 _CLASS = re.compile(r"<class '(?P<path>[^']+)'>")
 _CLASSES = re.compile(r"any of \((?P<classes><class '[^']+'>(?:, <class '[^']+'>)+)\)")
+_PATHLIB = re.compile(r"<class 'pathlib\._local\.(?P<name>\w+)'>")
 _TRUNCATED = re.compile(r"(?P<marker>E +)\.\.\.Full output truncated \(\d+ lines? hidden\), use '-vv' to show")
 _NO_MATCH = re.compile(r"(?P<marker>E +)AssertionError: Regex pattern did not match(?: the `[^`]*`)?\.")
 _SUMMARY = re.compile(r"(?P<head>(?:FAILED|ERROR) \S.*?) - (?P<message>Failed: DID NOT RAISE .*)")
@@ -88,6 +107,7 @@ def _normalise(lines: list[str], depth: int) -> list[str]:
     renamed = _Renamed()
     lines = [_line(line, renamed) for line in lines]
     lines = _regex_and_input(lines)
+    lines = _without_with_underlines(lines)
     lines = _without_raises_context(lines)
     return [_summary(line, renamed) for line in lines]
 
@@ -138,6 +158,8 @@ def _line(line: str, renamed: _Renamed) -> str:
     match = _TRUNCATED.fullmatch(line)
     if match:
         return match["marker"] + "...Full output truncated, use '-vv' to show"
+    if _EXCEPTION.match(line):
+        return _PATHLIB.sub(r"<class 'pathlib.\g<name>'>", line)
     return line
 
 
@@ -172,6 +194,36 @@ def _regex_and_input(lines: list[str]) -> list[str]:
             out[index + 1] = marker + "  Expected regex: " + pattern[len(marker + " Regex: ") :]
             out[index + 2] = marker + "  Actual message: " + actual[len(marker + " Input: ") :]
     return out
+
+
+_WITH = re.compile(r"(?P<indent> *)(?:async )?with (?P<expression>.+?)(?: as [\w.]+)?:")
+_LOCATION = re.compile(r"\S.*:\d+: in (?P<function>\S+)")
+
+
+def _without_with_underlines(lines: list[str]) -> list[str]:
+    """Without 3.13's underline of a ``with`` statement's context expression under an exception of its
+    ``__enter__`` or ``__exit__`` (see the module's docstring)."""
+    return [
+        line
+        for index, line in enumerate(lines)
+        if not (0 < index < len(lines) - 1 and _enter_or_exit_underline(lines[index - 1], line, lines[index + 1]))
+    ]
+
+
+def _enter_or_exit_underline(source: str, line: str, following: str) -> bool:
+    statement = _WITH.fullmatch(source)
+    if statement is None or not _CARETS.fullmatch(line):
+        return False
+    start = len(statement["indent"]) + len("with ")
+    if line.rstrip() != " " * start + "^" * len(statement["expression"]):
+        return False
+    location = _LOCATION.fullmatch(following)
+    if location is not None:
+        return location["function"] in ("__enter__", "__exit__")
+    marker = _EXCEPTION.match(following)
+    message = following[marker.end() :] if marker else ""
+    raised = _RAISES_FAILURE.fullmatch(message) or message.startswith("Failed: DID NOT RAISE ")
+    return bool(raised) and _RAISES_CALL.search(statement["expression"]) is not None
 
 
 def _without_raises_context(lines: list[str]) -> list[str]:

@@ -49,8 +49,8 @@ def test_missing_file_raises_config_error(tmp_path):
 
 def test_invalid_json_reports_line(tmp_path):
     path = tmp_path / "broken.json"
-    path.write_text('{\n  "currency": "EUR",\n}\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="not valid JSON.*line 3"):
+    path.write_text('{\n  "currency": "EUR";\n}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid JSON.*line 2"):
         config.load_settings(path)
 
 

@@ -58,8 +58,8 @@ def test_unreadable_config_path_is_reported(tmp_path):
 
 
 def test_invalid_json_reports_position(config_file):
-    path = config_file('{\n  "width": 40,\n}')
-    with pytest.raises(ConfigError, match=r"invalid JSON at line 3, column 1"):
+    path = config_file('{\n  "width": 40;\n}')
+    with pytest.raises(ConfigError, match=r"invalid JSON at line 2, column 14"):
         load_config(path, environ={})
 
 
