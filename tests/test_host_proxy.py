@@ -168,6 +168,21 @@ def test_a_replay_miss_is_a_failed_exchange_and_a_bad_gateway(tmp_path: Path) ->
     assert not list(tmp_path.iterdir())
 
 
+def test_a_replay_of_another_conversation_misses_and_names_the_recording_and_the_field(tmp_path: Path) -> None:
+    recorded = {"model": "chat-json", "messages": [{"role": "user", "content": "fix the slug length"}]}
+    asked = {"model": "chat-json", "messages": [{"role": "user", "content": "fix the GBP rate"}]}
+    with ChatServer(_respond) as upstream, MeteringProxy(ProxySettings(upstream.base_url, tmp_path, "record")) as proxy:
+        _post(proxy.base_url + "/chat/completions", recorded)
+    [recording] = tmp_path.glob("*.json")
+    with MeteringProxy(ProxySettings(None, tmp_path, "replay")) as replay:
+        status, _, body = _post(replay.base_url + "/chat/completions", asked)
+    assert status == 502
+    assert json.loads(body)["error"]["message"].endswith(
+        f"nearest recording {recording.stem} (the same first 0 messages) differs in: body.messages[0].content: "
+        "parts at character 8: 'fix the slug length' in the recording, 'fix the GBP rate' asked"
+    )
+
+
 def test_an_unreachable_upstream_is_a_failed_exchange(tmp_path: Path) -> None:
     with ChatServer(_respond) as gone:
         url = gone.base_url
