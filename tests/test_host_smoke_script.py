@@ -1,0 +1,55 @@
+"""The host lane (``scripts/host_smoke.py``) keeps what a failure needs to be read: its recordings, named."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+import host_smoke
+
+
+def _lane(scratch: Path, args: argparse.Namespace) -> tuple[host_smoke.Session, host_smoke.Session]:
+    (scratch / "recordings").mkdir()
+    (scratch / "recordings" / "k.json").write_text("{}")
+    return host_smoke.Session([], 1.0, "live output"), host_smoke.Session([], 1.0, "replay output")
+
+
+@pytest.fixture
+def lane_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(sys, "argv", ["host_smoke.py"])
+    monkeypatch.setattr(host_smoke.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(host_smoke, "lane", _lane)
+    return tmp_path
+
+
+def test_a_failed_lane_keeps_its_recordings_in_the_folder_it_names(lane_in: Path, capsys: pytest.CaptureFixture[str]):
+    assert host_smoke.main() == 1
+    [kept] = lane_in.glob("granularity-host-lane-*")
+    assert (kept / "recordings" / "k.json").read_text() == "{}"
+    err = capsys.readouterr().err
+    assert "0 live runs reported, not 4" in err and "live output" in err
+    assert err.rstrip().endswith(f"the lane's recordings, reports and pytest output are kept in {kept}")
+
+
+def test_a_passed_lane_removes_its_folder(lane_in: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(host_smoke, "check", lambda *args: [])
+    assert host_smoke.main() == 0
+    assert list(lane_in.iterdir()) == []
+
+
+def test_a_lane_that_raises_keeps_its_folder_and_names_it(lane_in: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    def interrupted(scratch: Path, args: argparse.Namespace) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(host_smoke, "lane", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        host_smoke.main()
+    [kept] = lane_in.glob("granularity-host-lane-*")
+    assert f"kept in {kept}" in capsys.readouterr().err
