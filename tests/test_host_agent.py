@@ -55,11 +55,13 @@ def _respond(body: dict[str, Any]) -> Answer:
     return 200, {}, completion({"content": "ok"}, BILLED)
 
 
-def _run(task: Task, behaviour: str, tmp_path: Path, policy: str = "micro", **given: Any) -> RunResult:
+def _run(
+    task: Task, behaviour: str, tmp_path: Path, policy: str = "micro", respond: Any = _respond, **given: Any
+) -> RunResult:
     """One run with the fake host; every process it recorded must be gone within a few seconds of the run's end
     (before the session would stop what is left)."""
     record = tmp_path / "pids.json"
-    with ChatServer(_respond) as model:
+    with ChatServer(respond) as model:
         settings = HostSettings(_fake(behaviour, record), sys.executable, "m", model.base_url, timeout=60)
         factory = HostAgentFactory(replace(settings, **given))
         result = run_task(task, FIXED_POLICIES[policy], "none", RunSettings(agent=factory, workspace_parent=tmp_path))
@@ -128,8 +130,21 @@ def test_a_host_that_crashes_after_using_its_model_is_judged_on_what_it_left(fix
 def test_a_host_that_hangs_is_stopped_at_its_time_limit_with_its_children(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "hang", tmp_path, timeout=25)
     assert (result.outcome, result.stop_reason) == (Outcome.FAILED, "finished")
-    assert "did not finish within 25 s and was stopped" in result.transcript[-1]["content"]
+    assert "did not finish within 25 s of its own time (its model's not counted)" in result.transcript[-1]["content"]
     assert len(json.loads((tmp_path / "pids.json").read_text())) == 3
+
+
+def test_the_time_a_host_waits_on_its_model_is_not_counted_against_its_limit(fix_add: Task, tmp_path: Path) -> None:
+    """A busy machine slows the model, not the host: a recorded run that its model's time had stopped would
+    end where its replay, answered at once, goes on."""
+
+    def slow(body: dict[str, Any]) -> Answer:
+        time.sleep(15)
+        return _respond(body)
+
+    result = _run(fix_add, "good", tmp_path, respond=slow, timeout=12)
+    assert (result.outcome, result.stop_reason) == (Outcome.FAILED, "finished")
+    assert _called(result) == ["list_files", "finish"]
 
 
 def test_a_host_that_ignores_our_tools_is_judged_on_the_untouched_workspace(fix_add: Task, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -90,6 +91,10 @@ class Exchange:
 class _Meter:
     exchanges: list[Exchange] = field(default_factory=list)
     taken: int = 0
+    waited: float = 0.0
+    """Seconds the requests answered so far took, each counted whole."""
+    open: list[float] = field(default_factory=list)
+    """When each request still being answered arrived."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -142,8 +147,27 @@ class MeteringProxy:
             self._meter.taken = len(self._meter.exchanges)
             return new
 
+    def model_seconds(self) -> float:
+        """How long the host has waited on its model, requests still open included. A host's time limit does
+        not count it: the model's speed is the machine's load, and where a recorded run ended by that limit, its
+        replay (answered at once) would go on to ask what was never recorded."""
+        now = time.monotonic()
+        with self._meter.lock:
+            return self._meter.waited + sum(now - arrived for arrived in self._meter.open)
+
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str, bytes]:
-        """Status, content type and body for one request from the host; the exchange is metered."""
+        """Status, content type and body for one request from the host; the exchange and its time are metered."""
+        arrived = time.monotonic()
+        with self._meter.lock:
+            self._meter.open.append(arrived)
+        try:
+            return self._answer(method, path, headers, body)
+        finally:
+            with self._meter.lock:
+                self._meter.open.remove(arrived)
+                self._meter.waited += time.monotonic() - arrived
+
+    def _answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str, bytes]:
         request = _json(body)
         identity = {"method": method, "path": path, "body": canonical(request, self.settings.scratch)}
         key, fmt, sources = request_key(identity), wire_format(path), list[str]()
