@@ -194,7 +194,7 @@ def main() -> int:
         "--host-timeout",
         type=float,
         default=600.0,
-        help="per run, and per model request: a live run stopped by a time limit could not be replayed",
+        help="the host's own time per run (its model's not counted), and the limit on one model request",
     )
     parser.add_argument("--keep", type=Path, help="copy the recordings and reports here")
     args = parser.parse_args()
