@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -40,22 +41,33 @@ from pytest_granularity.agents.local_model import DEFAULT_MODEL, LocalServer, Lo
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("textkit-slug-length-80", "ledgerflow-fix-gbp-rate")
 POLICIES = ("micro", "hybrid")
+MARK = "GRANULARITY_HOST_LANE"
+"""Set to the lane's folder for everything the lane starts, and inherited down to the hosts, their relays and
+the model server: the check for processes left behind counts this lane's, not another session's on a shared
+machine (every developer's hosts run from the same environment)."""
 PROCESSES = ("opencode", "pytest_granularity.mcp.relay", "pytest_granularity.agents.llama_server")
 TAIL = 3000
 """Characters of each session's output printed after a failure (the whole is kept in the lane's folder)."""
 COMPARED = ("outcome", "mode", "steps", "tokens", "prompt_tokens", "completion_tokens", "transitions", "stop_reason")
 
 
-def running() -> set[int]:
-    """The host, relay and model server processes of this environment (its prefix) alive now."""
-    return {pid for pid in local_model_running(*PROCESSES) if sys.prefix in _command(pid)}
+def running(lane: Path) -> dict[int, str]:
+    """The host, relay and model server processes that ``lane`` started, alive now, and their command lines."""
+    mark = f"{MARK}={lane}"
+    return {
+        pid: " ".join(_entries(pid, "cmdline"))
+        for pid in local_model_running(*PROCESSES)
+        if mark in _entries(pid, "environ")
+    }
 
 
-def _command(pid: int) -> str:
+def _entries(pid: int, name: str) -> list[str]:
+    """A process's ``/proc`` list (its arguments, its environment); empty once it has gone."""
     try:
-        return (Path("/proc") / str(pid) / "cmdline").read_bytes().decode("utf-8", "replace")
+        data = (Path("/proc") / str(pid) / name).read_bytes()
     except OSError:
-        return ""
+        return []
+    return data.decode("utf-8", "replace").split("\0")[:-1]
 
 
 @dataclass(frozen=True)
@@ -203,8 +215,8 @@ def main() -> int:
             "host smoke: opencode is not on PATH (npm install -g --prefix .venv opencode-ai@1.18.33)", file=sys.stderr
         )
         return 1
-    before = running()
     scratch = Path(tempfile.mkdtemp(prefix="granularity-host-lane-"))
+    os.environ[MARK] = str(scratch)
     try:
         live, replayed = lane(scratch, args)
     except BaseException:
@@ -213,7 +225,7 @@ def main() -> int:
     problems = check(live.runs, replayed.runs, scratch / "recordings")
     if args.keep:
         shutil.copytree(scratch, args.keep, dirs_exist_ok=True)
-    left = sorted(running() - before)
+    left = running(scratch)
     if left:
         problems.append(f"processes outlived the session: {left}")
     settle(scratch, problems)

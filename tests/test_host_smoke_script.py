@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +28,7 @@ def lane_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(sys, "argv", ["host_smoke.py"])
     monkeypatch.setattr(host_smoke.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(host_smoke, "lane", _lane)
+    monkeypatch.delenv(host_smoke.MARK, raising=False)
     return tmp_path
 
 
@@ -53,3 +56,18 @@ def test_a_lane_that_raises_keeps_its_folder_and_names_it(lane_in: Path, monkeyp
         host_smoke.main()
     [kept] = lane_in.glob("granularity-host-lane-*")
     assert f"kept in {kept}" in capsys.readouterr().err
+
+
+def test_only_the_processes_this_lane_started_count_as_left_behind(tmp_path: Path) -> None:
+    """Another session's host on the same machine (the same environment, the same command) is not this lane's."""
+    command = [sys.executable, "-c", "import time; time.sleep(60)", "pytest_granularity.mcp.relay"]
+    ours = subprocess.Popen(command, env=os.environ | {host_smoke.MARK: str(tmp_path)})
+    theirs = subprocess.Popen(command, env=os.environ | {host_smoke.MARK: str(tmp_path / "other")})
+    try:
+        left = host_smoke.running(tmp_path)
+    finally:
+        for process in (ours, theirs):
+            process.kill()
+            process.wait()
+    assert list(left) == [ours.pid] and left[ours.pid].endswith(" pytest_granularity.mcp.relay")
+    assert host_smoke.running(tmp_path) == {}
