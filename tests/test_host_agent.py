@@ -134,17 +134,23 @@ def test_a_host_that_hangs_is_stopped_at_its_time_limit_with_its_children(fix_ad
     assert len(json.loads((tmp_path / "pids.json").read_text())) == 3
 
 
-def test_the_time_a_host_waits_on_its_model_is_not_counted_against_its_limit(fix_add: Task, tmp_path: Path) -> None:
-    """A busy machine slows the model, not the host: a recorded run that its model's time had stopped would
-    end where its replay, answered at once, goes on."""
+def test_a_run_whose_model_was_slow_ends_in_its_replay_where_it_ended_live(fix_add: Task, tmp_path: Path) -> None:
+    """A busy machine slows the model, not the host, so the time a host waits on its model is not counted
+    against its limit: a recorded run stopped mid-request would end where its replay, answered at once, goes
+    on (to ask what was never recorded)."""
 
-    def slow(body: dict[str, Any]) -> Answer:
-        time.sleep(15)
+    def slow_second(body: dict[str, Any]) -> Answer:
+        if body["messages"][0]["content"] == "again":
+            time.sleep(15)
         return _respond(body)
 
-    result = _run(fix_add, "good", tmp_path, respond=slow, timeout=12)
-    assert (result.outcome, result.stop_reason) == (Outcome.FAILED, "finished")
-    assert _called(result) == ["list_files", "finish"]
+    cache = {"folder": tmp_path / "rec", "timeout": 12}
+    live = _run(fix_add, "again", tmp_path, respond=slow_second, mode="record", session="a", **cache)
+    replayed = _run(fix_add, "again", tmp_path, upstream=None, mode="replay", session="b", **cache)
+    assert (live.outcome, live.stop_reason, _called(live)) == (Outcome.FAILED, "finished", ["list_files", "finish"])
+    assert _called(replayed) == _called(live) and replayed.tokens == live.tokens == 2 * (
+        BILLED.prompt + BILLED.completion
+    )
 
 
 def test_a_host_that_ignores_our_tools_is_judged_on_the_untouched_workspace(fix_add: Task, tmp_path: Path) -> None:
