@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -246,3 +247,21 @@ def test_a_stream_asked_of_a_json_upstream_is_sent_as_chunks_an_sdk_reads(tmp_pa
     assert [choice.finish_reason for chunk in chunks for choice in chunk.choices][-1] == "tool_calls"
     assert chunks[-1].usage.prompt_tokens == 120 and chunks[-1].usage.completion_tokens == 7
     assert proxy.exchanges[0].usage == Usage(120, 7, 100)
+
+
+def test_the_time_spent_on_answers_is_the_model_s_and_on_refusals_the_host_s(tmp_path: Path) -> None:
+    """A host's time limit leaves out the model's time; a host that asks again after every refusal is still
+    stopped by it."""
+
+    def slow(status: int) -> Any:
+        def respond(body: dict[str, Any]) -> Answer:
+            time.sleep(1.0)
+            return (status, {}, _respond({"model": "chat-json"})[2]) if status == 200 else (status, {}, {})
+
+        return respond
+
+    for status, counted in ((200, True), (429, False)):
+        with ChatServer(slow(status)) as upstream, MeteringProxy(ProxySettings(upstream.base_url)) as proxy:
+            assert proxy.model_seconds() == 0.0
+            _post(proxy.base_url + "/chat/completions", {"model": "chat-json"})
+            assert (proxy.model_seconds() >= 1.0) is counted, status
