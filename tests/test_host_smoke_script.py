@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
+import host_lane_loop
 import host_smoke
 
 
@@ -71,3 +72,28 @@ def test_only_the_processes_this_lane_started_count_as_left_behind(tmp_path: Pat
             process.wait()
     assert list(left) == [ours.pid] and left[ours.pid].endswith(" pytest_granularity.mcp.relay")
     assert host_smoke.running(tmp_path) == {}
+
+
+def test_the_loop_stops_at_the_first_failed_lane_and_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    lane = tmp_path / "lane.py"
+    lane.write_text(
+        "import pathlib, sys\n"
+        f"count = pathlib.Path({str(tmp_path / 'count')!r})\n"
+        "n = int(count.read_text()) + 1 if count.exists() else 1\n"
+        "count.write_text(str(n))\n"
+        "assert sys.argv[1:] == ['--steps', '3']\n"
+        "sys.exit(1 if n == 3 else 0)\n"
+    )
+    monkeypatch.setattr(host_lane_loop, "LANE", lane)
+    monkeypatch.setattr(sys, "argv", ["host_lane_loop.py", "--rounds", "5", "--steps", "3"])
+    assert host_lane_loop.main() == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(" in ")[0] for line in out[:3]] == [
+        "host lane loop: round 1 of 5 passed",
+        "host lane loop: round 2 of 5 passed",
+        "host lane loop: round 3 of 5 FAILED (exit status 1)",
+    ]
+    assert out[3].startswith("host lane loop: 2 of 3 rounds passed, stopped at the first failure, ")
+    monkeypatch.setattr(sys, "argv", ["host_lane_loop.py", "--rounds", "2", "--steps", "3"])
+    assert host_lane_loop.main() == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("host lane loop: 2 of 2 rounds passed in a row, ")
