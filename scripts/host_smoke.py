@@ -15,6 +15,8 @@ model is tiny); what is asserted is what the harness guarantees:
   outcome, steps, tokens, transitions and calls, each request answered from a recording;
 - no host, relay or model server process outlived the session.
 
+A failed lane keeps its folder (recordings, reports, each session's pytest output) and names it.
+
     python scripts/host_smoke.py [--steps 2] [--host-timeout 600] [--keep DIR]
 """
 
@@ -22,11 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,24 +41,46 @@ from pytest_granularity.agents.local_model import DEFAULT_MODEL, LocalServer, Lo
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("textkit-slug-length-80", "ledgerflow-fix-gbp-rate")
 POLICIES = ("micro", "hybrid")
+MARK = "GRANULARITY_HOST_LANE"
+"""Set to the lane's folder for everything the lane starts, and inherited down to the hosts, their relays and
+the model server: the check for processes left behind counts this lane's, not another session's on a shared
+machine (every developer's hosts run from the same environment)."""
 PROCESSES = ("opencode", "pytest_granularity.mcp.relay", "pytest_granularity.agents.llama_server")
+TAIL = 3000
+"""Characters of each session's output printed after a failure (the whole is kept in the lane's folder)."""
 COMPARED = ("outcome", "mode", "steps", "tokens", "prompt_tokens", "completion_tokens", "transitions", "stop_reason")
 
 
-def running() -> set[int]:
-    """The host, relay and model server processes of this environment (its prefix) alive now."""
-    return {pid for pid in local_model_running(*PROCESSES) if sys.prefix in _command(pid)}
+def running(lane: Path) -> dict[int, str]:
+    """The host, relay and model server processes that ``lane`` started, alive now, and their command lines."""
+    mark = f"{MARK}={lane}"
+    return {
+        pid: " ".join(_entries(pid, "cmdline"))
+        for pid in local_model_running(*PROCESSES)
+        if mark in _entries(pid, "environ")
+    }
 
 
-def _command(pid: int) -> str:
+def _entries(pid: int, name: str) -> list[str]:
+    """A process's ``/proc`` list (its arguments, its environment); empty once it has gone."""
     try:
-        return (Path("/proc") / str(pid) / "cmdline").read_bytes().decode("utf-8", "replace")
+        data = (Path("/proc") / str(pid) / name).read_bytes()
     except OSError:
-        return ""
+        return []
+    return data.decode("utf-8", "replace").split("\0")[:-1]
 
 
-def session(report: Path, options: list[str], args: argparse.Namespace) -> tuple[list[dict[str, Any]], float, str]:
-    """One pytest session over the tasks and policies; its run records, wall time and output."""
+@dataclass(frozen=True)
+class Session:
+    """One pytest session of the lane: its run records, wall time, and output (also kept beside its report)."""
+
+    runs: list[dict[str, Any]]
+    wall: float
+    output: str
+
+
+def session(report: Path, options: list[str], args: argparse.Namespace) -> Session:
+    """One pytest session over the tasks and policies."""
     started = time.monotonic()
     pytest = subprocess.run(
         [
@@ -81,9 +107,11 @@ def session(report: Path, options: list[str], args: argparse.Namespace) -> tuple
         text=True,
     )
     wall = time.monotonic() - started
+    output = pytest.stdout + pytest.stderr
+    report.with_suffix(".out").write_text(output, encoding="utf-8")
     records = report.with_suffix(".jsonl")
     runs = [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
-    return sorted(runs, key=lambda r: (r["task"], r["policy"])), wall, pytest.stdout[-3000:] + pytest.stderr[-2000:]
+    return Session(sorted(runs, key=lambda r: (r["task"], r["policy"])), wall, output)
 
 
 def wall(run: dict[str, Any]) -> float:
@@ -144,6 +172,33 @@ def check(live: list[dict[str, Any]], replayed: list[dict[str, Any]], folder: Pa
     return problems
 
 
+def lane(scratch: Path, args: argparse.Namespace) -> tuple[Session, Session]:
+    """The live session against the model server, then its replay from the recordings in ``scratch``."""
+    folder = scratch / "recordings"
+    settings = LocalSettings(model_file(DEFAULT_MODEL), DEFAULT_MODEL, threads=2, timeout=args.host_timeout)
+    server = LocalServer(settings)
+    try:
+        record = [
+            f"--granularity-base-url={server.url()}",
+            f"--granularity-model-cache={folder}",
+            "--granularity-model-cache-mode=record",
+        ]
+        live = session(scratch / "live.json", record, args)
+    finally:
+        server.stop()
+    replay = [f"--granularity-model-cache={folder}", "--granularity-model-cache-mode=replay"]
+    return live, session(scratch / "replay.json", replay, args)
+
+
+def settle(scratch: Path, problems: list[str]) -> None:
+    """Remove the lane's folder after a pass. After a failure keep it and say where: a replay miss names a
+    recording and a key, and only the recordings there show the request behind each."""
+    if problems:
+        problems.append(f"the lane's recordings, reports and pytest output are kept in {scratch}")
+    else:
+        shutil.rmtree(scratch)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=2)
@@ -151,7 +206,7 @@ def main() -> int:
         "--host-timeout",
         type=float,
         default=600.0,
-        help="per run, and per model request: a live run stopped by a time limit could not be replayed",
+        help="the host's own time per run (its model's not counted), and the limit on one model request",
     )
     parser.add_argument("--keep", type=Path, help="copy the recordings and reports here")
     args = parser.parse_args()
@@ -160,43 +215,34 @@ def main() -> int:
             "host smoke: opencode is not on PATH (npm install -g --prefix .venv opencode-ai@1.18.33)", file=sys.stderr
         )
         return 1
-    before = running()
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / "recordings"
-        settings = LocalSettings(model_file(DEFAULT_MODEL), DEFAULT_MODEL, threads=2, timeout=args.host_timeout)
-        server = LocalServer(settings)
-        try:
-            url = server.url()
-            record = [
-                f"--granularity-base-url={url}",
-                f"--granularity-model-cache={folder}",
-                "--granularity-model-cache-mode=record",
-            ]
-            live, live_wall, live_output = session(Path(scratch) / "live.json", record, args)
-        finally:
-            server.stop()
-        replay = [f"--granularity-model-cache={folder}", "--granularity-model-cache-mode=replay"]
-        replayed, replay_wall, replay_output = session(Path(scratch) / "replay.json", replay, args)
-        problems = check(live, replayed, folder)
-        if args.keep:
-            shutil.copytree(scratch, args.keep, dirs_exist_ok=True)
-    left = sorted(running() - before)
+    scratch = Path(tempfile.mkdtemp(prefix="granularity-host-lane-"))
+    os.environ[MARK] = str(scratch)
+    try:
+        live, replayed = lane(scratch, args)
+    except BaseException:
+        print(f"host smoke: the lane's recordings, reports and pytest output are kept in {scratch}", file=sys.stderr)
+        raise
+    problems = check(live.runs, replayed.runs, scratch / "recordings")
+    if args.keep:
+        shutil.copytree(scratch, args.keep, dirs_exist_ok=True)
+    left = running(scratch)
     if left:
         problems.append(f"processes outlived the session: {left}")
-    for run in live:
+    settle(scratch, problems)
+    for run in live.runs:
         print(
             f"host smoke: {run['task']}[{run['policy']}] {run['outcome']} ({run['stop_reason']}), "
             f"{len(requests(run))} model requests, {run['provider_prompt_tokens']}+{run['provider_completion_tokens']} "
             f"tokens, host calls {host_calls(run)}, {wall(run):.0f} s{'; ' + run['error'] if run['error'] else ''}"
         )
-    for problem in problems:
-        print(f"host smoke: {problem}", file=sys.stderr)
     if problems:
-        print(live_output, replay_output, file=sys.stderr)
+        print(live.output[-TAIL:], replayed.output[-TAIL:], file=sys.stderr)
+        for problem in problems:
+            print(f"host smoke: {problem}", file=sys.stderr)
         return 1
-    calls = sum(len(host_calls(r)) for r in live)
+    calls = sum(len(host_calls(r)) for r in live.runs)
     print(
-        f"host smoke: {len(live)} runs recorded in {live_wall:.0f} s and replayed in {replay_wall:.0f} s; "
+        f"host smoke: {len(live.runs)} runs recorded in {live.wall:.0f} s and replayed in {replayed.wall:.0f} s; "
         f"{calls} tool calls by the host; no process left"
     )
     return 0

@@ -7,6 +7,7 @@ and a file to write this process's PID (and its child's) into. Every mode but ``
 its model once, as a host does. Then:
 
 - ``good``: calls list_files, then finish (and waits, as a host does for an answer);
+- ``again``: calls list_files, asks its model again, then calls finish;
 - ``stale``: calls a tool the run does not offer, then finish;
 - ``crash``: calls list_files, then exits with status 3;
 - ``hang``: calls list_files, starts a child process, and sleeps;
@@ -29,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 
-def ask_model(base_url: str) -> None:
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "go"}]}).encode()
+def ask_model(base_url: str, content: str = "go") -> None:
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": content}]}).encode()
     request = urllib.request.Request(f"{base_url}/chat/completions", body, {"Content-Type": "application/json"})
     urllib.request.urlopen(request, timeout=30).read()
 
@@ -87,6 +88,8 @@ def session(config: dict[str, Any], mode: str) -> None:
         print(json.dumps(client.call("list_files")), flush=True)
     if mode == "crash":
         os._exit(3)
+    if mode == "again":
+        ask_model(config["base_url"], "again")
     if mode == "hang":
         child = subprocess.Popen(["sleep", "600"])
         Path(config["pids"]).write_text(json.dumps([os.getpid(), child.pid, client.server.pid]))

@@ -64,11 +64,13 @@ def _respond(body: dict[str, Any]) -> Answer:
     return 200, {}, completion({"content": "ok"}, BILLED)
 
 
-def _run(task: Task, behaviour: str, tmp_path: Path, policy: str = "micro", **given: Any) -> RunResult:
+def _run(
+    task: Task, behaviour: str, tmp_path: Path, policy: str = "micro", respond: Any = _respond, **given: Any
+) -> RunResult:
     """One run with the fake host; every process it recorded must be gone within a few seconds of the run's end
     (before the session would stop what is left)."""
     record = tmp_path / "pids.json"
-    with ChatServer(_respond) as model:
+    with ChatServer(respond) as model:
         settings = HostSettings(_fake(behaviour, record), sys.executable, "m", model.base_url, timeout=60)
         factory = HostAgentFactory(replace(settings, **given))
         result = run_task(task, FIXED_POLICIES[policy], "none", RunSettings(agent=factory, workspace_parent=tmp_path))
@@ -137,8 +139,27 @@ def test_a_host_that_crashes_after_using_its_model_is_judged_on_what_it_left(fix
 def test_a_host_that_hangs_is_stopped_at_its_time_limit_with_its_children(fix_add: Task, tmp_path: Path) -> None:
     result = _run(fix_add, "hang", tmp_path, timeout=25)
     assert (result.outcome, result.stop_reason) == (Outcome.FAILED, "finished")
-    assert "did not finish within 25 s and was stopped" in result.transcript[-1]["content"]
+    assert "did not finish within 25 s of its own time (its model's not counted)" in result.transcript[-1]["content"]
     assert len(json.loads((tmp_path / "pids.json").read_text())) == 3
+
+
+def test_a_run_whose_model_was_slow_ends_in_its_replay_where_it_ended_live(fix_add: Task, tmp_path: Path) -> None:
+    """A busy machine slows the model, not the host, so the time a host waits on its model is not counted
+    against its limit: a recorded run stopped mid-request would end where its replay, answered at once, goes
+    on (to ask what was never recorded)."""
+
+    def slow_second(body: dict[str, Any]) -> Answer:
+        if body["messages"][0]["content"] == "again":
+            time.sleep(15)
+        return _respond(body)
+
+    cache = {"folder": tmp_path / "rec", "timeout": 12}
+    live = _run(fix_add, "again", tmp_path, respond=slow_second, mode="record", session="a", **cache)
+    replayed = _run(fix_add, "again", tmp_path, upstream=None, mode="replay", session="b", **cache)
+    assert (live.outcome, live.stop_reason, _called(live)) == (Outcome.FAILED, "finished", ["list_files", "finish"])
+    assert _called(replayed) == _called(live) and replayed.tokens == live.tokens == 2 * (
+        BILLED.prompt + BILLED.completion
+    )
 
 
 def test_a_host_that_ignores_our_tools_is_judged_on_the_untouched_workspace(fix_add: Task, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -168,6 +169,21 @@ def test_a_replay_miss_is_a_failed_exchange_and_a_bad_gateway(tmp_path: Path) ->
     assert not list(tmp_path.iterdir())
 
 
+def test_a_replay_of_another_conversation_misses_and_names_the_recording_and_the_field(tmp_path: Path) -> None:
+    recorded = {"model": "chat-json", "messages": [{"role": "user", "content": "fix the slug length"}]}
+    asked = {"model": "chat-json", "messages": [{"role": "user", "content": "fix the GBP rate"}]}
+    with ChatServer(_respond) as upstream, MeteringProxy(ProxySettings(upstream.base_url, tmp_path, "record")) as proxy:
+        _post(proxy.base_url + "/chat/completions", recorded)
+    [recording] = tmp_path.glob("*.json")
+    with MeteringProxy(ProxySettings(None, tmp_path, "replay")) as replay:
+        status, _, body = _post(replay.base_url + "/chat/completions", asked)
+    assert status == 502
+    assert json.loads(body)["error"]["message"].endswith(
+        f"nearest recording {recording.stem} (the same first 0 messages) differs in: body.messages[0].content: "
+        "parts at character 8: 'fix the slug length' in the recording, 'fix the GBP rate' asked"
+    )
+
+
 def test_an_unreachable_upstream_is_a_failed_exchange(tmp_path: Path) -> None:
     with ChatServer(_respond) as gone:
         url = gone.base_url
@@ -231,3 +247,21 @@ def test_a_stream_asked_of_a_json_upstream_is_sent_as_chunks_an_sdk_reads(tmp_pa
     assert [choice.finish_reason for chunk in chunks for choice in chunk.choices][-1] == "tool_calls"
     assert chunks[-1].usage.prompt_tokens == 120 and chunks[-1].usage.completion_tokens == 7
     assert proxy.exchanges[0].usage == Usage(120, 7, 100)
+
+
+def test_the_time_spent_on_answers_is_the_model_s_and_on_refusals_the_host_s(tmp_path: Path) -> None:
+    """A host's time limit leaves out the model's time; a host that asks again after every refusal is still
+    stopped by it."""
+
+    def slow(status: int) -> Any:
+        def respond(body: dict[str, Any]) -> Answer:
+            time.sleep(1.0)
+            return (status, {}, _respond({"model": "chat-json"})[2]) if status == 200 else (status, {}, {})
+
+        return respond
+
+    for status, counted in ((200, True), (429, False)):
+        with ChatServer(slow(status)) as upstream, MeteringProxy(ProxySettings(upstream.base_url)) as proxy:
+            assert proxy.model_seconds() == 0.0
+            _post(proxy.base_url + "/chat/completions", {"model": "chat-json"})
+            assert (proxy.model_seconds() >= 1.0) is counted, status

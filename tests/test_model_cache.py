@@ -103,3 +103,17 @@ def test_the_lock_on_a_cache_folder_excludes_every_other_holder(tmp_path):
     fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.close(other)
     assert list(folder.iterdir()) == []
+
+
+def test_a_replay_miss_names_the_nearest_recording_and_the_fields_that_differ(fix_add, tmp_path):
+    cache = tmp_path / "cassette"
+    record(fix_add, cache)
+    first = next(f for f in cache.iterdir() if len(json.loads(f.read_text())["request"]["messages"]) == 2)
+    other = dataclasses.replace(fix_add, prompt=fix_add.prompt + "Keep the change small.\n")
+    result = run_task(other, MICRO, "none", settings(factory(None, cache=cache, mode="replay")))
+    assert result.outcome == "error" and result.steps == 0, "a different conversation never replays"
+    nearest = result.error.partition("nearest recording ")[2]
+    assert nearest == (
+        f"{first.stem} (the same first 1 messages) differs in: messages[1].content: parts at character 86: "
+        "' a wrong SCALE. Fix it.\\n' in the recording, ' a wrong SCALE. Fix it.\\nKeep the change small.\\n' asked"
+    )

@@ -14,7 +14,8 @@ How a host's run ends, classified:
 - it calls ``finish``: the run ends as the executor decides (the verifier judges);
 - it cannot be started, its model endpoint fails (unreachable, or a replay with no recording),
   or it stops without ever reaching its model: an infrastructure error;
-- it exits (any status), or outlives its time limit and is stopped, after using its model, without
+- it exits (any status), or outlives its time limit (its own time: the time its model takes is not
+  counted, so a recorded run ends where its replay does) and is stopped, after using its model, without
   calling ``finish``: its work is handed in as it stands (``finish``, with why in the reply's text),
   so the verifier judges it, as for an agent that stops; a host that called none of our tools is
   judged on the untouched workspace.
@@ -75,6 +76,7 @@ class HostSettings:
     mode: str = "off"
     session: str = ""
     timeout: float = DEFAULT_HOST_TIMEOUT
+    """The host's own time, not its model's (``MeteringProxy.model_seconds``): each request has ``request_timeout``."""
     request_timeout: float = 300.0
     key_variable: str | None = None
     """The environment variable holding the model's key, named in the host's configuration where it asks."""
@@ -200,8 +202,16 @@ class HostRun:
         self.started = True
         port = self._listener.getsockname()[1]
         relay = (sys.executable, "-m", RELAY_MODULE, f"127.0.0.1:{port}", self.token)
+        settings = self.settings
         launch = Launch(
-            prompt, self.settings.model, self.proxy.base_url, relay, self.scratch, self.settings.key_variable
+            prompt,
+            settings.model,
+            self.proxy.base_url,
+            relay,
+            self.scratch,
+            settings.key_variable,
+            settings.request_timeout,
+            settings.timeout,
         )
         for name, text in self.host.files(launch).items():
             (self.scratch / name).parent.mkdir(parents=True, exist_ok=True)
@@ -236,10 +246,13 @@ class HostRun:
             except queue.Empty:
                 pass
             status = self.process.poll()
-            if status is None and time.monotonic() < self._deadline:
+            if status is None and time.monotonic() < self._deadline + self.proxy.model_seconds():
                 continue
             if status is None:
-                why = f"host {self.host.name} did not finish within {self.settings.timeout:g} s and was stopped"
+                why = (
+                    f"host {self.host.name} did not finish within {self.settings.timeout:g} s of its own time "
+                    "(its model's not counted) and was stopped"
+                )
             else:
                 why = f"host {self.host.name} exited with status {status} without calling finish"
             self.close()

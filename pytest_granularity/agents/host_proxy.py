@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -56,6 +57,7 @@ _DATES = re.compile(
 _NOT_FORWARDED = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding", "keep-alive"}
 DEFAULT_TIMEOUT = 300.0
 BAD_GATEWAY = 502
+OK = 200
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,10 @@ class Exchange:
 class _Meter:
     exchanges: list[Exchange] = field(default_factory=list)
     taken: int = 0
+    waited: float = 0.0
+    """Seconds the requests answered (status 200) so far took, each counted whole."""
+    open: list[float] = field(default_factory=list)
+    """When each request still being answered arrived."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -142,8 +148,29 @@ class MeteringProxy:
             self._meter.taken = len(self._meter.exchanges)
             return new
 
+    def model_seconds(self) -> float:
+        """How long the host has waited on its model's answers, requests still open included. A host's time
+        limit does not count it: the model's speed is the machine's load, and where a recorded run ended by that
+        limit, its replay (answered at once) would go on to ask what was never recorded. A request that failed
+        is not an answer: a host that asks again and again is still stopped."""
+        now = time.monotonic()
+        with self._meter.lock:
+            return self._meter.waited + sum(now - arrived for arrived in self._meter.open)
+
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str, bytes]:
-        """Status, content type and body for one request from the host; the exchange is metered."""
+        """Status, content type and body for one request from the host; the exchange and its time are metered."""
+        arrived, status = time.monotonic(), BAD_GATEWAY
+        with self._meter.lock:
+            self._meter.open.append(arrived)
+        try:
+            status, content_type, data = self._answer(method, path, headers, body)
+            return status, content_type, data
+        finally:
+            with self._meter.lock:
+                self._meter.open.remove(arrived)
+                self._meter.waited += time.monotonic() - arrived if status == OK else 0.0
+
+    def _answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str, bytes]:
         request = _json(body)
         identity = {"method": method, "path": path, "body": canonical(request, self.settings.scratch)}
         key, fmt, sources = request_key(identity), wire_format(path), list[str]()
@@ -158,12 +185,12 @@ class MeteringProxy:
             error = {"error": {"message": f"granularity proxy: {exc}", "type": "proxy_error"}}
             return BAD_GATEWAY, "application/json", json.dumps(error).encode()
         usage = usage_of(fmt, response["content_type"], response["body"]) if fmt else None
-        self._log(Exchange(path, key, 200, "upstream" if sources else "recording", usage))
+        self._log(Exchange(path, key, OK, "upstream" if sources else "recording", usage))
         content_type, text = response["content_type"], response["body"]
         if fmt == CHAT and isinstance(request, dict) and request.get("stream") and "event-stream" not in content_type:
             include = bool((request.get("stream_options") or {}).get("include_usage"))
             content_type, text = "text/event-stream", chat_stream(json.loads(text), include)
-        return 200, content_type, text.encode()
+        return OK, content_type, text.encode()
 
     def _recorded(self, identity: dict[str, Any], live: Callable[[dict[str, Any], str], dict[str, Any]]) -> Any:
         settings = self.settings

@@ -24,7 +24,8 @@ SERVER = "granularity"
 @dataclass(frozen=True)
 class Launch:
     """What one run's host is started with: the prompt, the model, the proxy's base URL, the MCP server's
-    command, the host's scratch folder (its working directory and home) and the key's variable, if any."""
+    command, the host's scratch folder (its working directory and home), the key's variable, if any, and the
+    harness's limits on one model request and on the host's own time."""
 
     prompt: str
     model: str
@@ -32,6 +33,17 @@ class Launch:
     server: tuple[str, ...]
     scratch: Path
     key_variable: str | None
+    request_timeout: float
+    host_timeout: float
+
+
+ANSWER_MARGIN_SECONDS = 30.0
+"""How much longer than the proxy's limit a host waits for a model reply: the proxy answers (an error) at its
+limit, and a host that gave up first would ask again, a request the replay never sees."""
+
+
+def _milliseconds(seconds: float) -> int:
+    return round(seconds * 1000)
 
 
 @dataclass(frozen=True)
@@ -84,11 +96,23 @@ def _opencode_config(launch: Launch) -> dict[str, str]:
             SERVER: {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "granularity metering proxy",
-                "options": {"baseURL": launch.base_url, "apiKey": key},
+                "options": {
+                    "baseURL": launch.base_url,
+                    "apiKey": key,
+                    "headerTimeout": _milliseconds(launch.request_timeout + ANSWER_MARGIN_SECONDS),
+                    "chunkTimeout": _milliseconds(launch.request_timeout + ANSWER_MARGIN_SECONDS),
+                },
                 "models": {launch.model: {}},
             }
         },
-        "mcp": {SERVER: {"type": "local", "command": list(launch.server), "enabled": True}},
+        "mcp": {
+            SERVER: {
+                "type": "local",
+                "command": list(launch.server),
+                "enabled": True,
+                "timeout": _milliseconds(launch.host_timeout),
+            }
+        },
         "tools": {"*": False, **dict.fromkeys(OPENCODE_BUILTIN_TOOLS, False), f"{SERVER}_*": True},
         "permission": {f"{SERVER}_*": "allow"},
     }

@@ -8,7 +8,8 @@ recordings of different shards merge by copying the folders together.
 Modes:
 
 - ``replay``: only the recordings; a miss is an infrastructure error naming the task and call,
-  and no network is touched (no key, no SDK needed).
+  the nearest recording and the fields that differ from it (``replay_miss``), and no network is
+  touched (no key, no SDK needed).
 - ``auto``: a recording when there is one, else the model, and the answer is recorded.
 - ``record``: the model for every request, except one already recorded in this same session.
 - ``off``: the model only.
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.input_files import read_bounded
-from . import InfrastructureError
+from . import InfrastructureError, replay_miss
 from .chat import Send
 
 MODES = ("record", "replay", "auto", "off")
@@ -62,6 +63,7 @@ class ModelCache:
         if self.mode == "replay" or self.live is None:
             raise InfrastructureError(
                 f"{where}: no recording of this request in {self.folder} (replay mode; key {key})"
+                f"{replay_miss.explain(self.folder, body)}"
             )
         response = self.live(body, where)
         return self._publish(path, {"key": key, "session": self.session, "request": body, "response": response})
