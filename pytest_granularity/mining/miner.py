@@ -302,7 +302,7 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     overlay, removed = solution_of(found, after)
     hidden = hidden_tree(found, after)
     before = tree_files(repo, found.parent)
-    changed = {p for p in found.tests}
+    changed = set(found.tests)
     unchanged = {p for p in hidden if found.layout.is_test_file(p) and before.get(p) == hidden[p]}
     name = task_id(job.root.name, found, prompt)
     folder = job.out / STAGING / found.sha / name
