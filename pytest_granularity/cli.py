@@ -34,7 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; any error of the package's own (or a file that cannot be read or written) is one line,
     ``granularity COMMAND: message``, and exit status 2."""
     args = _parser().parse_args(argv)
-    command = args.command if args.command != "tasks" else f"tasks {args.tasks_command}"
+    action = getattr(args, f"{args.command}_command", None)
+    command = f"{args.command} {action}" if action else args.command
     try:
         return COMMANDS[command](args)
     except ERRORS as exc:
@@ -101,6 +102,15 @@ def _parser() -> argparse.ArgumentParser:
         "macros", parents=[macros], help="list macros with status, owner, version and (from a report) audit figures"
     )
     listing.add_argument("--report", type=Path, help="a saved --granularity-report, for the audit figures")
+    _mine_macros_arguments(
+        listing.add_subparsers(dest="macros_command").add_parser(
+            "mine",
+            help="write macros mined from recurring edits (each proved by the contract checks)",
+            description="Mine edit shapes that recur across tasks from SOURCES into macro folders under DIR; a "
+            "shape is written only when at least --min-support tasks share it, and kept only when every contract "
+            "check passes on it (its replay reproduces each source task). See docs/evolution.md.",
+        )
+    )
     commands.add_parser("export-mcp", parents=[macros], help="print every macro as an MCP tool definition (JSON)")
     _serve_arguments(
         commands.add_parser(
@@ -133,6 +143,20 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("path", nargs="?", type=Path, default=Path("."), help="in the repository (default: here)")
     init.add_argument("--force", action="store_true", help="replace files and settings that exist")
     return parser
+
+
+def _mine_macros_arguments(mine: argparse.ArgumentParser) -> None:
+    mine.add_argument(
+        "sources", nargs="+", type=Path, help="task folders (their reference solutions) and reports of runs"
+    )
+    mine.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="where macro folders go")
+    mine.add_argument("--tasks", type=Path, metavar="DIR", help="the tasks a report's runs are of")
+    mine.add_argument(
+        "--min-support", type=int, default=2, metavar="K", help="the fewest tasks a shape must reproduce (default 2)"
+    )
+    mine.add_argument(
+        "--sandbox", choices=SANDBOX_MODES, help="where the contract checks run, as --granularity-sandbox"
+    )
 
 
 def _mine_arguments(mine: argparse.ArgumentParser) -> None:
@@ -582,6 +606,22 @@ def _tasks_mine(config: pytest.Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _macros_mine(config: pytest.Config, args: argparse.Namespace) -> int:
+    from .evolution.miner import mine_macros
+    from .evolution.report import mined_table
+
+    if args.min_support < 1:
+        raise InputError(f"--min-support {args.min_support}: must be at least 1")
+    sandbox = _sandbox(config, args.sandbox)
+    print(f"granularity macros mine: {sandbox.describe()}", file=sys.stderr)
+    try:
+        mined = mine_macros(args.sources, args.output, sandbox, args.tasks, args.min_support)
+    finally:
+        sandbox.servers.stop()
+    print(mined_table(mined, args.min_support))
+    return 0
+
+
 def _sandbox(config: pytest.Config, mode: str | None) -> Sandbox:
     """The sandbox a command's runs use: ``mode`` as given, else the ``granularity_sandbox`` ini key."""
     import pytest
@@ -605,6 +645,7 @@ COMMANDS: dict[str, Command] = {
     "fsm": _fsm,
     "check-contracts": _check_contracts,
     "macros": _with_config(_macros),
+    "macros mine": _with_config(_macros_mine),
     "export-mcp": _with_config(_export_mcp),
     "serve-mcp": _serve_mcp,
     "train": _train,

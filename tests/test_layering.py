@@ -3,7 +3,8 @@
 The order, from the bottom: ``core`` (the domain: tasks, workspace, tools, transcript, result); ``process``
 (the processes a run starts: sandbox, pytest runs and servers, interrupts), which the domain never imports;
 ``macros``, ``agents`` and ``verifier``, side by side on both; ``run``; ``gate``; ``report``; ``routing``;
-``mining`` (tasks mined from a repository's history, proved with ``run``); ``plugin`` and ``mcp``, side by side; and the faces at the top (``cli``, the public package). Every import counts, at load, in a
+``mining`` (tasks mined from a repository's history, proved with ``run``); ``evolution`` (macros mined from
+recurring edits, proved by the contract checks); ``plugin`` and ``mcp``, side by side; and the faces at the top (``cli``, the public package). Every import counts, at load, in a
 function or for types only: an import that runs late is an arrow all the same.
 """
 
@@ -25,6 +26,7 @@ LAYERS = [
     {"report"},
     {"routing"},
     {"mining"},
+    {"evolution"},
     {"plugin", "mcp"},
 ]
 RANK = {group: rank for rank, groups in enumerate(LAYERS) for group in groups}

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core.tasks import Task
 from ..core.workspace import Workspace
-from ..macros import MacroContext, MacroRegistry
+from ..macros import Macro, MacroContext, MacroRegistry
 from ..macros.runtime import invoke
 from ..macros.suggestions import ApplicabilityError, suggested_calls
 from ..process.sandbox import Sandbox
@@ -38,11 +38,18 @@ def macro_fit(task: Task, files: dict[str, bytes], macros: MacroRegistry, sandbo
         return Fit(None, 0)
     tried = 0
     for macro in macros.available():
+        dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
         for args in suggestions.get(macro.name, []):
             tried += 1
-            dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
-            with Workspace.for_task(task, reuse=True) as workspace:
-                context = MacroContext(workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies, sandbox)
-                if invoke(macro, context).ok and verify(task, workspace, sandbox).accepted:
-                    return Fit({"skill": macro.name, "args": dict(args)}, tried)
+            if reproduces(task, macro, args, sandbox, dependencies):
+                return Fit({"skill": macro.name, "args": dict(args)}, tried)
     return Fit(None, tried)
+
+
+def reproduces(
+    task: Task, macro: Macro, args: dict[str, Any], sandbox: Sandbox, dependencies: dict[str, Any] | None = None
+) -> bool:
+    """Whether the call ``macro(args)``, made on the task's initial files, succeeds and the verifier accepts."""
+    with Workspace.for_task(task, reuse=True) as workspace:
+        context = MacroContext(workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies or {}, sandbox)
+        return invoke(macro, context).ok and verify(task, workspace, sandbox).accepted

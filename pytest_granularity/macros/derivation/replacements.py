@@ -37,7 +37,7 @@ MAX_CANDIDATES = 6
 
 
 @dataclass(frozen=True)
-class _Value:
+class PromptValue:
     text: str
     start: int
     end: int
@@ -51,7 +51,7 @@ def replacements(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, obje
     """Candidate ``{files, old, new}`` calls, the likeliest first."""
     named = [f for f in named_files(prompt, files) if _text(files[f]) is not None]
     texts = {f: _text(files[f]) or "" for f in named}
-    values = _values(prompt)
+    values = prompt_values(prompt)
     scored: list[tuple[float, int, dict[str, object]]] = []
     for score, old, new in _pairs(prompt, values):
         scored += [(score, len(scored), call) for call in _calls_for(old, new, texts)]
@@ -68,20 +68,20 @@ def _text(data: bytes) -> str | None:
         return None
 
 
-def _values(prompt: str) -> list[_Value]:
+def prompt_values(prompt: str) -> list[PromptValue]:
     """Quoted texts, and numbers and names outside quotes, in prompt order (a dotted name's last part too)."""
     values = []
     quoted = []
     for m in QUOTED_TEXT.finditer(prompt):
         text = next(g for g in m.groups() if g)
-        values.append(_Value(text, m.start(), m.end(), _kind(text)))
+        values.append(PromptValue(text, m.start(), m.end(), _kind(text)))
         if _kind(text) == "name" and "." in text:  # `Class.method`: the method's own name is what a file spells
-            values.append(_Value(text.rpartition(".")[2], m.start(), m.end(), "name", part=True))
+            values.append(PromptValue(text.rpartition(".")[2], m.start(), m.end(), "name", part=True))
         quoted.append(range(m.start(), m.end()))
     for pattern, kind in ((_NUMBER, "number"), (_NAME, "name")):
         for m in pattern.finditer(prompt):
             if not any(m.start() in span for span in quoted):
-                values.append(_Value(m.group(0), m.start(), m.end(), kind))
+                values.append(PromptValue(m.group(0), m.start(), m.end(), kind))
     return sorted(values, key=lambda v: v.start)
 
 
@@ -93,7 +93,7 @@ def _kind(text: str) -> str:
     return "text"
 
 
-def _pairs(prompt: str, values: list[_Value]) -> Iterator[tuple[float, str, str]]:
+def _pairs(prompt: str, values: list[PromptValue]) -> Iterator[tuple[float, str, str]]:
     """(score, old, new) readings: a phrasing that orders two values scores 4 (its reverse 1.5, since
     "changed it to" may tell the history rather than the request); two alike values near each other
     score 1 both ways. Only values with none of their kind between them are ordered by a phrasing."""
@@ -112,7 +112,7 @@ def _pairs(prompt: str, values: list[_Value]) -> Iterator[tuple[float, str, str]
                     yield from ((1.0, x, y), (1.0, y, x))
 
 
-def _comparable(a: _Value, b: _Value) -> list[tuple[str, str]]:
+def _comparable(a: PromptValue, b: PromptValue) -> list[tuple[str, str]]:
     """Two values of a kind as an (old, new) pair; two texts as the parts that differ, with the words around them."""
     if a.text == b.text or a.kind != b.kind or (a.part != b.part and "." in a.text + b.text):
         return []
@@ -180,7 +180,9 @@ def _swap(line: str, old: str, new: str) -> str:
     return re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w]|\.\d)", lambda _: new, line, count=1)
 
 
-def _constant_calls(prompt: str, values: list[_Value], texts: dict[str, str]) -> list[tuple[float, dict[str, object]]]:
+def _constant_calls(
+    prompt: str, values: list[PromptValue], texts: dict[str, str]
+) -> list[tuple[float, dict[str, object]]]:
     """A constant of a named Python file given a new number, scored from 2 to under 4: constants the
     prompt names or describes (words of their name near a number), with the numbers nearest those
     words, and those the prompt gives as a target ("to 0.01", "up to 128", "at least 3"), first."""
@@ -214,7 +216,7 @@ def _constants(text: str) -> Iterator[tuple[str, str, str]]:
             yield line.rstrip(), match.group(1), found[0]
 
 
-def _closeness(parts: list[str], number: _Value, words: list[tuple[int, str]]) -> float:
+def _closeness(parts: list[str], number: PromptValue, words: list[tuple[int, str]]) -> float:
     """How closely words of a constant's name stand to ``number``: 1 / (1 + words between) for each
     within six words (a shared start of four letters counts: retries/retry, min/minimum)."""
     before = [w for pos, w in words if pos < number.start][-6:][::-1]

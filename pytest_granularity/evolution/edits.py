@@ -1,0 +1,53 @@
+"""A source's edit as one rewrite, or the reason it is not one.
+
+A macro call is one rewrite with one set of values, applied wherever it matches in the files it names.
+A task whose Python changes are all the same rewrite (one place, or the same line in several files) can be
+reproduced by one call; one that adds files, adds or removes statements, or makes different rewrites needs
+more than one call, and teaches this miner nothing (it says which).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .generalize import Instance
+from .rewrites import Rewrite, file_rewrites
+from .sources import Source
+
+NOT_PYTHON = "changes no Python file"
+OTHER_FILES = "changes files other than Python"
+ADDS_FILES = "adds, moves or removes Python files"
+NOT_REWRITES = "adds or removes statements"
+SEVERAL = "makes several different rewrites"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A source whose edit is one rewrite: the instance to generalize, and the files it rewrites."""
+
+    source: Source
+    instance: Instance
+    files: tuple[str, ...]
+
+
+def edit_of(source: Source) -> Edit | str:
+    """The source's one rewrite, or why it has none."""
+    before, after = source.before, source.after
+    every = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    changed = [p for p in every if p.endswith(".py")]
+    if not changed:
+        return NOT_PYTHON
+    if len(changed) < len(every):
+        return OTHER_FILES
+    if any(p not in before or p not in after for p in changed):
+        return ADDS_FILES
+    rewrites: list[Rewrite] = []
+    for path in changed:
+        found = file_rewrites(path, before[path].decode("utf-8", "replace"), after[path].decode("utf-8", "replace"))
+        if not found:
+            return NOT_REWRITES
+        rewrites += found
+    first = rewrites[0]
+    if any((r.before, r.after) != (first.before, first.after) for r in rewrites[1:]):
+        return SEVERAL
+    return Edit(source, Instance(source.task.id, first.before, first.after), tuple(changed))

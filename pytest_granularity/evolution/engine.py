@@ -1,0 +1,204 @@
+"""What a mined macro does, for the ``runtime.py`` every mined macro folder holds.
+
+A call names the files and every hole's code. Its preconditions find the pattern, with those values, in
+each file (structurally: layout does not matter); its run writes the after-code in every place found;
+its validation is the builtin macros' own (changed files parse, the tests pass). Its ``derive`` proposes
+calls from the prompt and the files alone: the before-holes are bound where the pattern matches a file,
+the after-only holes take values the prompt quotes of the kind its sources had (a number for a number).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from ..macros.checks import syntax_problems, test_problems
+from ..macros.context import MacroContext, MacroError
+from ..macros.derivation import named_files
+from ..macros.derivation.replacements import prompt_values
+from ..macros.kit import existing_file
+from .shape import Shape, fill, parse_unit
+from .trees import Tree, parse_expression, parse_module, tree_of
+
+MAX_CALLS = 8
+"""The most calls ``derive`` proposes: the likeliest first."""
+MAX_FILES = 400
+"""The most files ``derive`` parses for matches: a bound on its time in a large repository."""
+
+
+class ShapeMacro:
+    """A mined macro's four functions over its ``shape.json``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.shape = Shape.read(folder)
+        self.pattern = self.shape.pattern
+        template = parse_unit(self.shape.template, self.shape.kind)
+        if template is None:
+            raise ValueError(f"{folder}: the shape's template does not parse as a {self.shape.kind}")
+        self.template = template
+
+    def preconditions(self, ctx: MacroContext) -> list[str]:
+        values, reasons = self._values(ctx.args)
+        if reasons:
+            return reasons
+        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
+        if tree_of(fill(self.template, values)) == target:
+            return ["with these values the rewrite changes nothing"]
+        for rel in ctx.args["files"]:
+            path, missing = existing_file(ctx, rel)
+            if path is None:
+                reasons += missing
+                continue
+            module = parse_module(path.read_text(encoding="utf-8", errors="replace"))
+            if module is None:
+                reasons.append(f"{rel} is not Python that parses")
+            elif not _places(module, target):
+                reasons.append(f"{rel} has no `{self._before(ctx.args)}`")
+        return reasons
+
+    def run(self, ctx: MacroContext) -> str:
+        values, reasons = self._values(ctx.args)
+        if reasons:
+            raise MacroError("; ".join(reasons))
+        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
+        written = fill(self.template, values)
+        places = 0
+        for rel in ctx.args["files"]:
+            path = ctx.path(rel)
+            module = parse_module(path.read_text(encoding="utf-8"))
+            found = _places(module, target) if module is not None else []
+            if module is None or not found:
+                raise MacroError(f"{rel} changed while the rewrite was under way")
+            path.write_text(module.visit(_Replace({id(n) for n in found}, written)).code, encoding="utf-8")
+            places += len(found)
+        return f"rewrote {places} place(s) in {len(ctx.args['files'])} file(s)"
+
+    def validate(self, ctx: MacroContext) -> list[str]:
+        return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx)
+
+    def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
+        """Calls the prompt and the files pin down, the likeliest first: in files the prompt names, binding code
+        the prompt quotes, with new values the prompt gives soonest after it quotes what they replace."""
+        named = named_files(prompt, files)
+        fresh = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
+        scored: dict[tuple[tuple[str, str], ...], tuple[float, list[str]]] = {}
+        for order, (rel, bound) in enumerate(self._bindings(files, named)):
+            quoted = {
+                v: [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(v)}(?!\w)", prompt)] for v in bound.values()
+            }
+            mentioned = [at for ends in quoted.values() for at in ends]
+            for chosen in itertools.product(*fresh.values()):
+                args = {**bound, **{f"p{i}": text for i, (text, _) in zip(fresh, chosen, strict=True)}}
+                key = tuple(sorted(args.items()))
+                score = (
+                    2 * (rel in named)
+                    + sum(map(bool, quoted.values()))
+                    + _following(mentioned, [at for _, at in chosen])
+                )
+                best, where = scored.get(key, (score - order / 1e6, []))
+                scored[key] = (max(best, score - order / 1e6), [*where, rel])
+        calls = [
+            {"files": sorted(set(where)), **dict(key)}
+            for key, (_, where) in sorted(scored.items(), key=lambda kv: -kv[1][0])
+        ]
+        return [c for c in calls if self._changes(c)][:MAX_CALLS]
+
+    def _bindings(self, files: Mapping[str, bytes], named: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
+        """Every place the pattern matches, as the before-holes' code, named files first."""
+        needles = [label.split(":", 1)[1] for label in _value_labels(self.pattern)]
+        paths = [p for p in files if p.endswith(".py")]
+        paths = sorted(paths, key=lambda p: (p not in named, p))[:MAX_FILES]
+        for rel in paths:
+            text = files[rel].decode("utf-8", errors="replace")
+            if not all(n in text for n in needles):
+                continue
+            module = parse_module(text)
+            if module is None:
+                continue
+            for tree in tree_of(module).walk():
+                bound: dict[int, Tree] = {}
+                if tree.label == self.pattern.label and _unify(self.pattern, tree, bound):
+                    yield rel, {f"p{i}": module.code_for_node(t.node).strip() for i, t in bound.items() if t.node}
+
+    def _prompt_values(self, prompt: str, index: int) -> list[tuple[str, int]]:
+        """The values the prompt gives of a kind hole ``index`` had in the sources, with where each ends."""
+        kinds = set(self.shape.holes[index].kinds)
+        found: dict[str, int] = {}
+        for value in prompt_values(prompt):
+            for text in (value.text, repr(value.text), f'"{value.text}"'):
+                parsed = parse_expression(text)
+                if parsed is not None and type(parsed).__name__ in kinds:
+                    found.setdefault(text, value.end)
+        return list(found.items())
+
+    def _changes(self, args: dict[str, Any]) -> bool:
+        values, reasons = self._values({**args, "files": []})
+        if reasons:
+            return False
+        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
+        return tree_of(fill(self.template, values)) != target
+
+    def _values(self, args: Mapping[str, Any]) -> tuple[dict[int, cst.BaseExpression], list[str]]:
+        values, reasons = {}, []
+        for index, spec in enumerate(self.shape.holes):
+            parsed = parse_expression(str(args.get(spec.name, "")))
+            if parsed is None:
+                reasons.append(f"{spec.name} is not a Python expression: {args.get(spec.name)!r}")
+            else:
+                values[index] = parsed
+        return values, reasons
+
+    def _before(self, args: Mapping[str, Any]) -> str:
+        code = self.shape.describe("before")
+        for spec in self.shape.holes:
+            code = code.replace(f"{{{spec.name}}}", str(args.get(spec.name)))
+        return code
+
+
+def _following(mentioned: list[int], values: list[int]) -> float:
+    """Near 1 for new values that the prompt gives just after it quotes the code they replace, 0 for none."""
+    if not values:
+        return 0.0
+    gaps = [min((at - m for m in mentioned if m <= at), default=None) for at in values]
+    return sum(1 / (1 + gap / 100) for gap in gaps if gap is not None) / len(values)
+
+
+def _instantiated(pattern: Tree, values: Mapping[int, Tree]) -> Tree:
+    if pattern.is_hole:
+        return values[pattern.hole]
+    return Tree(pattern.label, tuple(_instantiated(c, values) for c in pattern.children))
+
+
+def _unify(pattern: Tree, tree: Tree, bound: dict[int, Tree]) -> bool:
+    """Whether ``tree`` is an instance of ``pattern``; ``bound`` gets each hole's subtree (one per hole)."""
+    if pattern.is_hole:
+        if not isinstance(tree.node, cst.BaseExpression):
+            return False
+        return bound.setdefault(pattern.hole, tree) == tree
+    if pattern.label != tree.label or len(pattern.children) != len(tree.children):
+        return False
+    return all(_unify(p, t, bound) for p, t in zip(pattern.children, tree.children, strict=True))
+
+
+def _places(module: cst.Module, target: Tree) -> list[cst.CSTNode]:
+    return [t.node for t in tree_of(module).walk() if t == target and t.node is not None]
+
+
+def _value_labels(pattern: Tree) -> list[str]:
+    """The pattern's names and literals: text a file must hold for the pattern to match in it."""
+    return [t.label for t in pattern.walk() if ":" in t.label and t.label.split(":", 1)[1].strip(".")]
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, targets: set[int], written: cst.CSTNode) -> None:
+        super().__init__()
+        self.targets = targets
+        self.written = written
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
+        return self.written if id(original) in self.targets else updated

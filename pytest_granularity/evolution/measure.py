@@ -1,0 +1,66 @@
+"""Mined macros measured on later work: tasks they were not mined from, solved in macro mode.
+
+The caller is the no-model baseline (``FirstSuggestion``): it makes the first call a macro's derivation
+suggests and finishes, so what it solves the harness and the macros solve alone. A call that passes the
+macro's own validation and leaves a workspace the verifier rejects is **harmful**: the macro said it was
+done and it was not; the count is what an evolving library must keep at zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..agents.first_suggestion import FirstSuggestion
+from ..agents.reference import ReferenceAgent
+from ..core.failures import Fault
+from ..core.modes import PolicyName
+from ..core.result import Outcome, RunResult
+from ..core.tasks import Task
+from ..gate.significance import wilson_interval
+from ..macros import MacroRegistry
+from ..macros.suggestions import LISTED
+from ..process.sandbox import Sandbox
+from ..run.policies import FIXED_POLICIES
+from ..run.runner import RunSettings, run_task
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One task in macro mode: solved, which macro succeeded (if one did), and whether that was harmful."""
+
+    task: str
+    solved: bool
+    macro: str | None
+    harmful: bool
+    tokens: int
+
+
+def attempt(task: Task, registry: MacroRegistry, sandbox: Sandbox) -> Attempt:
+    settings = RunSettings(agent=FirstSuggestion, macros=registry, sandbox=sandbox, suggestions=LISTED)
+    result = run_task(task, FIXED_POLICIES[PolicyName.MACRO], Fault.NONE, settings)
+    succeeded = next((e.macro for e in result.macro_log if e.failure_class is None), None)
+    solved = result.outcome == Outcome.PASSED
+    return Attempt(task.id, solved, succeeded, succeeded is not None and not solved, result.tokens)
+
+
+def micro_run(task: Task, sandbox: Sandbox) -> RunResult:
+    """The reference agent's micro run: what the same task costs without a macro."""
+    settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry.load(builtin=False), sandbox=sandbox)
+    return run_task(task, FIXED_POLICIES[PolicyName.MICRO], Fault.NONE, settings)
+
+
+def tally(attempts: Iterable[Attempt]) -> dict[str, Any]:
+    """Solved and harmful counts, the solve rate with its 95 % Wilson interval, and every attempt."""
+    done = list(attempts)
+    solved = sum(a.solved for a in done)
+    low, high = wilson_interval(solved, len(done))
+    return {
+        "tasks": len(done),
+        "solved": solved,
+        "harmful": sum(a.harmful for a in done),
+        "rate": round(solved / len(done), 3) if done else 0.0,
+        "interval": [round(low, 3), round(high, 3)],
+        "attempts": [asdict(a) for a in done],
+    }

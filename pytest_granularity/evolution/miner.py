@@ -1,0 +1,168 @@
+"""``granularity macros mine``: edit shapes from sources, each proved before it is written.
+
+From each source's edit (``edits``) to clusters of alike rewrites (``generalize``) to a macro folder per
+cluster (``writer``). A cluster supported by fewer than ``min_support`` different tasks is reported and not
+written: one task's edit is an anecdote, not a skill. A written folder is kept only when every contract
+check passes on it, the ``replay`` check included: the macro, called with each source task's values,
+must leave a workspace that task's verifier accepts (ASI's check). A folder that fails is removed, and
+the check and its evidence are reported.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from ..macros import load_macro
+from ..mining.macro_fit import reproduces
+from ..process.sandbox import Sandbox
+from ..run.contract_checks import (
+    CHECKS,
+    CheckFailed,
+    CheckSkipped,
+    Subject,
+    contract_folders,
+    contract_names,
+    macro_folders_to_check,
+    run_check,
+)
+from .edits import Edit, edit_of
+from .generalize import clusters
+from .shape import Shape, instance_arguments, shape_of
+from .sources import Source, read_sources
+from .writer import macro_name, write_macro
+
+MIN_SUPPORT = 2
+"""k: the fewest different tasks a shape must reproduce to be written (docs/evolution.md says why 2)."""
+SUMMARY_FILE = "mined-macros.json"
+STAGING = ".staging"
+
+
+@dataclass(frozen=True)
+class Found:
+    """One shape and what became of it."""
+
+    before: str
+    after: str
+    tasks: list[str]
+    name: str | None = None
+    dropped: list[str] = field(default_factory=list)
+    """Source tasks whose own call the macro did not reproduce: left out of its examples and its support."""
+    kept: bool = False
+    reason: str = ""
+    """Why it was not written or not kept; empty for a kept macro."""
+
+
+@dataclass
+class Mined:
+    """What a mining run read and wrote, as ``mined-macros.json`` holds it."""
+
+    sources: int = 0
+    unused: dict[str, int] = field(default_factory=dict)
+    """Sources whose edit is not one rewrite, by reason (``edits``)."""
+    shapes: list[Found] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[Found]:
+        return [s for s in self.shapes if s.kept]
+
+
+def mine_macros(
+    paths: Iterable[Path],
+    output: Path,
+    sandbox: Sandbox,
+    tasks_root: Path | None = None,
+    min_support: int = MIN_SUPPORT,
+    say: Callable[[str], None] = print,
+) -> Mined:
+    """Mine ``paths`` (task folders, run reports) into macro folders under ``output``."""
+    return mine_sources(read_sources(paths, tasks_root), output, sandbox, min_support, say)
+
+
+def mine_sources(
+    sources: list[Source],
+    output: Path,
+    sandbox: Sandbox,
+    min_support: int = MIN_SUPPORT,
+    say: Callable[[str], None] = print,
+) -> Mined:
+    """Mine these sources' edits into macro folders under ``output``."""
+    edits: dict[str, Edit] = {}
+    unused: Counter[str] = Counter()
+    for source in sources:
+        edit = edit_of(source)
+        if isinstance(edit, str):
+            unused[edit] += 1
+        else:
+            edits[source.task.id] = edit
+    say(f"granularity macros mine: {len(sources)} sources, {len(edits)} of them one rewrite")
+    mined = Mined(len(sources), dict(sorted(unused.items())))
+    output.mkdir(parents=True, exist_ok=True)
+    for pattern, group in clusters([e.instance for e in edits.values()]):
+        support = [edits[i.task] for i in group]
+        shape = shape_of(pattern)
+        tasks = sorted(i.task for i in group)
+        if shape is None:
+            continue  # a unit neither a small statement nor an expression: not written, and not a shape
+        found = Found(shape.describe("before"), shape.describe("after"), tasks, macro_name(shape))
+        if len(group) < min_support:
+            found = replace(found, reason=f"supported by {len(group)} task(s), fewer than {min_support}")
+        else:
+            arguments = [instance_arguments(pattern, i) for i in range(len(group))]
+            found = _proved(found, shape, support, arguments, output, sandbox, min_support)
+            say(f"  {found.name} ({len(found.tasks)} tasks): {'kept' if found.kept else found.reason}")
+        mined.shapes.append(found)
+    mined.shapes.sort(key=lambda s: (not s.kept, -len(s.tasks), s.name or ""))
+    shutil.rmtree(output / STAGING, ignore_errors=True)
+    (output / SUMMARY_FILE).write_text(json.dumps(asdict(mined), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return mined
+
+
+def _proved(
+    found: Found,
+    shape: Shape,
+    edits: list[Edit],
+    arguments: list[dict[str, str]],
+    output: Path,
+    sandbox: Sandbox,
+    min_support: int,
+) -> Found:
+    """The shape written, screened (each source task reproduced by its own call), written again with the tasks
+    it reproduces when it lost some, and checked against its contract; kept in ``output`` only if it passes."""
+    assert found.name is not None
+    stem = output / STAGING / found.name.replace("_", "-")
+    write_macro(stem.with_suffix(".screen"), shape, edits, arguments)
+    macro = load_macro(stem.with_suffix(".screen"))
+    calls = [{"files": list(e.files), **a} for e, a in zip(edits, arguments, strict=True)]
+    good = [i for i, e in enumerate(edits) if reproduces(e.source.task, macro, calls[i], sandbox)]
+    dropped = sorted(edits[i].source.task.id for i in range(len(edits)) if i not in good)
+    found = replace(found, tasks=sorted(edits[i].source.task.id for i in good), dropped=dropped)
+    if len(good) < min_support:
+        return replace(
+            found, reason=f"reproduces {len(good)} of its {len(edits)} source tasks, fewer than {min_support}"
+        )
+    write_macro(stem, shape, [edits[i] for i in good], [arguments[i] for i in good])
+    failure = contract_failure(stem, sandbox)
+    if failure is not None:
+        return replace(found, reason=failure)
+    final = output / stem.name
+    if final.exists():
+        shutil.rmtree(final)
+    stem.rename(final)
+    return replace(found, kept=True)
+
+
+def contract_failure(folder: Path, sandbox: Sandbox) -> str | None:
+    """The first contract check the macro in ``folder`` fails, and its evidence; None when it passes all."""
+    folders = macro_folders_to_check([folder])
+    subject = Subject(folder, contract_names(folders), sandbox, contract_folders(folders))
+    for check in CHECKS:
+        try:
+            run_check(check, subject)
+        except (CheckFailed, CheckSkipped) as exc:
+            return f"check '{check}' failed: {' '.join(str(exc).split())[:300]}"
+    return None

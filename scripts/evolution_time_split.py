@@ -1,0 +1,82 @@
+"""Time split: do macros mined from a repository's older commits solve its newer ones?
+
+The tasks ``granularity tasks mine`` wrote from a real history (scripts/mine_repository.py) are ordered by
+their commit's date; the older half is mined (each task's reference solution is the commit's own change),
+and the mined macros alone are offered, in macro mode, to the no-model first-suggestion agent on the newer
+half. A solved task's tokens are set against the reference agent's micro run of it; a call that passes its
+own validation and that the verifier rejects is counted as harmful. Writes
+``.granularity/evolution/time-split-NAME.json`` (docs/evolution.md's tables):
+
+    python scripts/evolution_time_split.py boltons /path/to/mined-boltons-tasks
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pytest_granularity.core.tasks import find_task_files, load_task
+from pytest_granularity.evolution.measure import attempt, micro_run, tally
+from pytest_granularity.evolution.miner import mine_sources
+from pytest_granularity.evolution.sources import task_sources
+from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.process.sandbox import select
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / ".granularity" / "evolution"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("name")
+    parser.add_argument("tasks", type=Path, help="the folder scripts/mine_repository.py mined into")
+    args = parser.parse_args()
+    started = time.monotonic()
+    tasks = sorted((load_task(f) for f in find_task_files([args.tasks])), key=lambda t: (_date(t), t.id))
+    older, newer = tasks[: len(tasks) // 2], tasks[len(tasks) // 2 :]
+    sandbox = select("auto")
+    try:
+        sources = [s for t in older for s in task_sources(t.path.parent)]
+        with tempfile.TemporaryDirectory(prefix="granularity-time-split-") as scratch:
+            mined = mine_sources(sources, Path(scratch), sandbox)
+            registry = MacroRegistry.load([Path(scratch)], builtin=False)
+            attempts = [attempt(t, registry, sandbox) for t in newer]
+        solved = {a.task: a.tokens for a in attempts if a.solved}
+        micro = {t.id: micro_run(t, sandbox).tokens for t in newer if t.id in solved}
+    finally:
+        sandbox.servers.stop()
+    document = {
+        "command": f"python scripts/evolution_time_split.py {args.name} TASKS",
+        "repository": args.name,
+        "older": len(older),
+        "newer": len(newer),
+        "split": _date(newer[0]) if newer else None,
+        "shapes": len(mined.shapes),
+        "macros": {s.name: len(s.tasks) for s in mined.kept},
+        "unused": mined.unused,
+        "newer_solved": tally(attempts),
+        "tokens": {t: {"macro": solved[t], "micro": micro[t]} for t in sorted(solved)},
+        "minutes": round((time.monotonic() - started) / 60, 1),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"time-split-{args.name}.json"
+    out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(
+        f"time split {args.name}: {len(older)} older mined into {len(mined.kept)} macros; "
+        f"{document['newer_solved']['solved']} of {len(newer)} newer solved, "
+        f"{document['newer_solved']['harmful']} harmful; wrote {out.relative_to(REPO)}"
+    )
+    return 0
+
+
+def _date(task: object) -> str:
+    provenance = getattr(task, "provenance", None) or {}
+    return str(provenance.get("date", ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
