@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from pytest_granularity.cli import main as granularity
 from pytest_granularity.core.distribution import requirement
@@ -210,6 +211,65 @@ def mining_matrix(root: Path) -> str:
     return "\n\n".join(parts)
 
 
+EVOLUTION_RESULTS = Path(".granularity/evolution")
+"""What ``scripts/evolution_rediscovery.py`` and ``scripts/evolution_time_split.py`` measured."""
+
+
+def _rate(tally: dict[str, Any]) -> str:
+    low, high = tally["interval"]
+    return f"{tally['solved']} of {tally['tasks']} ({tally['rate']:.3f} [{low:.3f}, {high:.3f}])"
+
+
+def evolution_rediscovery(root: Path) -> str:
+    """Per held-out fold of GranBench-Code: the macros mined from the other folds' micro runs, what they solve in
+    macro mode with no model, and what the builtin macros solve there."""
+    path = root / EVOLUTION_RESULTS / "rediscovery.json"
+    if not path.exists():
+        return "(not measured yet: `python scripts/evolution_rediscovery.py`)"
+    result = json.loads(path.read_text(encoding="utf-8"))
+    lines = [
+        "| held-out fold | tasks | macros mined from the other folds (tasks each reproduces) | solved by them | "
+        "harmful | solved by the builtins | harmful |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for fold in result["folds"]:
+        macros = ", ".join(f"{name} ({n})" for name, n in sorted(fold["macros"].items())) or "none"
+        lines.append(
+            f"| {fold['fold']} | {fold['held_out']} | {macros} | {fold['mined']['solved']} | "
+            f"{fold['mined']['harmful']} | {fold['builtin']['solved']} | {fold['builtin']['harmful']} |"
+        )
+    mined, builtin = result["mined"], result["builtin"]
+    lines.append(
+        f"| **all** | {mined['tasks']} |  | **{_rate(mined)}** | **{mined['harmful']}** | **{_rate(builtin)}** | "
+        f"**{builtin['harmful']}** |"
+    )
+    return "\n".join(lines)
+
+
+def evolution_time_split(root: Path) -> str:
+    """Per real repository: macros mined from its older mined tasks, measured on the newer ones."""
+    lines = [
+        "| repository | older commits mined | shapes | macros kept | newer commits | solved by them | harmful | "
+        "tokens of a solved task, macro / micro |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for path in sorted((root / EVOLUTION_RESULTS).glob("time-split-*.json")):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        solved = result["newer_solved"]
+        tokens = result["tokens"].values()
+        shown = (
+            f"{statistics.median(t['macro'] for t in tokens):.0f} / {statistics.median(t['micro'] for t in tokens):.0f}"
+            if tokens
+            else "-"
+        )
+        kept = ", ".join(f"{name} ({n})" for name, n in sorted(result["macros"].items())) or "none"
+        lines.append(
+            f"| {result['repository']} | {result['older']} | {result['shapes']} | {kept} | {result['newer']} | "
+            f"{_rate(solved)} | {solved['harmful']} | {shown} |"
+        )
+    return "\n".join(lines)
+
+
 def gate_workflow_block(root: Path) -> str:
     """docs/gate.md's workflow to copy: the one ``granularity init`` writes, run on this repository's benchmark."""
     arguments = [
@@ -248,6 +308,8 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "mining-results": mining_results,
     "mining-macro-fit": mining_macro_fit,
     "mining-matrix": mining_matrix,
+    "evolution-rediscovery": evolution_rediscovery,
+    "evolution-time-split": evolution_time_split,
     "gate-workflow": gate_workflow_block,
     "host-workflow": host_workflow_block,
 }

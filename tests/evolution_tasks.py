@@ -13,14 +13,16 @@ OWN_TESTS = (
 )
 
 
-def write_task(root: Path, task_id: str, prompt: str, config: str, check: str, tests: bool = True) -> Path:
+def write_task(
+    root: Path, task_id: str, prompt: str, config: str, check: str, tests: bool = True, own_tests: str = OWN_TESTS
+) -> Path:
     """A task whose solution is ``config`` as app/config.py and whose hidden test asserts ``check``."""
     folder = root / task_id
     (folder / "fixture" / "app").mkdir(parents=True)
     (folder / "fixture" / "app" / "__init__.py").write_text("")
     (folder / "fixture" / "app" / "config.py").write_text(CONFIG)
     (folder / "fixture" / "tests").mkdir()
-    (folder / "fixture" / "tests" / "test_config.py").write_text(OWN_TESTS)
+    (folder / "fixture" / "tests" / "test_config.py").write_text(own_tests)
     (folder / "solution" / "app").mkdir(parents=True)
     (folder / "solution" / "app" / "config.py").write_text(config)
     (folder / "verifier").mkdir()

@@ -75,6 +75,31 @@ def test_a_mined_macro_solves_a_later_task_with_no_model(mined: tuple[Path, Path
     assert tally([result, harmful])["harmful"] == 1
 
 
+def test_the_breaker_retires_a_mined_macro_whose_validation_keeps_failing(
+    mined: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    _, out, _ = mined
+    pinned = "from app.config import LIMIT\n\n\ndef test_limit():\n    assert LIMIT == 100\n"
+    registry = MacroRegistry.load([out], builtin=False)
+    (name,) = registry.names
+    outcomes = []
+    for n in range(registry.breaker + 1):
+        task = load_task(
+            write_task(
+                tmp_path,
+                f"limit-{n}",
+                f"Raise `LIMIT` in app/config.py to {200 + n}.",
+                CONFIG.replace("LIMIT = 100", f"LIMIT = {200 + n}"),
+                f"LIMIT == {200 + n}",
+                own_tests=pinned,
+            )
+        )
+        outcomes.append(attempt(task, registry, NO_SANDBOX))
+    assert [a.macro for a in outcomes] == [None] * (registry.breaker + 1)  # each call failed its validation
+    assert registry.unavailable(name) == f"circuit breaker open after {registry.breaker} consecutive failures"
+    assert name not in [m.name for m in registry.available()]  # the last task was not offered it
+
+
 def test_runs_are_sources_too(mined: tuple[Path, Path, str], tmp_path: Path) -> None:
     root, _, _ = mined
     runs = [micro_run(load_task(root / name), NO_SANDBOX) for name in ("more-retries", "longer-timeout")]

@@ -116,6 +116,7 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
         "timeout_seconds": 120,
         "fallback_skill": None,
         "pinned": False,
+        "probation": True,
         "keywords": _keywords(edits),
         "parameters": {
             "type": "object",

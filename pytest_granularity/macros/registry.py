@@ -10,7 +10,8 @@ What keeps a large library usable:
   when the need appears, without a restart;
 - **circuit breaker**: after ``breaker`` consecutive malfunctions of one macro in a process
   (an exception of its own or a partial side effect; not a refusal, not an injected fault) it is
-  disabled for the rest of the session;
+  disabled for the rest of the session; for a macro on probation (a mined one) a failed validation
+  counts as a malfunction;
 - **retrieval**: with more than ``k`` available macros, only ``k`` are offered to the model: the
   pinned ones (``pinned: true``, general-purpose macros), then the best of the rest for the
   task, ranked with BM25 over name, description, trigger hint and keywords.
@@ -114,8 +115,13 @@ class MacroRegistry:
         return [m for m in self._macros.values() if self.unavailable(m.name) is None]
 
     def record(self, name: str, failure_class: str | None, injected: bool = False) -> None:
-        """Count a call's outcome for the circuit breaker."""
-        if failure_class in MALFUNCTIONS and not injected:
+        """Count a call's outcome for the circuit breaker: a malfunction, and for a macro on probation (``probation:
+        true``, as mined macros are written) a failed validation too: a mined macro that stops fitting the work is
+        retired like one that crashes."""
+        macro = self._macros.get(name)
+        probation = macro is not None and macro.contract.get("probation", False)
+        counted = (*MALFUNCTIONS, FailureClass.VALIDATION_FAILURE) if probation else MALFUNCTIONS
+        if failure_class in counted and not injected:
             self._failures[name] += 1
             if self.breaker and self._failures[name] >= self.breaker and name not in self._tripped:
                 self._tripped[name] = f"circuit breaker open after {self._failures[name]} consecutive failures"
