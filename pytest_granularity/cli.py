@@ -252,7 +252,9 @@ def _extra(module: str, what: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(f"{__package__}.{module}")
     except ImportError:
-        raise GranularityError(f"needs {what}: pip install 'pytest-granularity[{extra}]'") from None
+        from .core.distribution import install_command
+
+        raise GranularityError(f"needs {what}: {install_command([extra])}") from None
 
 
 def _task_ids(root: Path) -> list[str]:

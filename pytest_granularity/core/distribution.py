@@ -34,6 +34,11 @@ def requirement(extras: Sequence[str] = ()) -> str:
     return f"{named} @ git+{source()}@v{__version__}"
 
 
+def install_command(extras: Sequence[str]) -> str:
+    """What a message that needs an extra tells the user to run: pip on :func:`requirement`."""
+    return f"pip install '{requirement(extras)}'"
+
+
 @cache
 def source() -> str:
     """The source repository's address: pyproject.toml's ``[project.urls] Source``, the one place it is written."""
