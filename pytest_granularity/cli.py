@@ -132,6 +132,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     init.add_argument("path", nargs="?", type=Path, default=Path("."), help="in the repository (default: here)")
     init.add_argument("--force", action="store_true", help="replace files and settings that exist")
+    init.add_argument(
+        "--revisions", metavar="RANGE", help="the history to mine tasks from (default: the last 50 commits)"
+    )
+    init.add_argument("--limit", type=int, metavar="N", help="only the N most recent candidates")
     return parser
 
 
@@ -521,10 +525,15 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from .gate.init import init_repository
+    from functools import partial
 
-    setup = init_repository(args.path, args.force)
-    print("\n".join(f"wrote {line}" for line in setup.written))
+    from .gate.init import init_repository
+    from .mining.seed import recent_history
+
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be at least 1")
+    setup = init_repository(args.path, args.force, partial(recent_history, revisions=args.revisions, limit=args.limit))
+    print("\n".join([*setup.notes, *(f"wrote {line}" for line in setup.written)]))
     print(f"next: {setup.next_command}")
     return 0
 
