@@ -142,6 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     init.add_argument("path", nargs="?", type=Path, default=Path("."), help="in the repository (default: here)")
     init.add_argument("--force", action="store_true", help="replace files and settings that exist")
+    init.add_argument(
+        "--revisions", metavar="RANGE", help="the history to mine tasks from (default: the last 50 commits)"
+    )
+    init.add_argument("--limit", type=int, metavar="N", help="only the N most recent candidates")
     return parser
 
 
@@ -276,7 +280,9 @@ def _extra(module: str, what: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(f"{__package__}.{module}")
     except ImportError:
-        raise GranularityError(f"needs {what}: pip install 'pytest-granularity[{extra}]'") from None
+        from .core.distribution import install_command
+
+        raise GranularityError(f"needs {what}: {install_command([extra])}") from None
 
 
 def _task_ids(root: Path) -> list[str]:
@@ -543,10 +549,15 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from .gate.init import init_repository
+    from functools import partial
 
-    setup = init_repository(args.path, args.force)
-    print("\n".join(f"wrote {line}" for line in setup.written))
+    from .gate.init import init_repository
+    from .mining.seed import recent_history
+
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be at least 1")
+    setup = init_repository(args.path, args.force, partial(recent_history, revisions=args.revisions, limit=args.limit))
+    print("\n".join([*setup.notes, *(f"wrote {line}" for line in setup.written)]))
     print(f"next: {setup.next_command}")
     return 0
 

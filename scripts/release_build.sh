@@ -5,6 +5,17 @@
 set -eu
 cd "$(dirname "$0")/.."
 rm -rf dist
-python -m build
+# setuptools names every file it copies (about 1,000 lines): the log is shown only when the build fails
+log=$(mktemp)
+if python -m build >"$log" 2>&1; then
+  tail -n 1 "$log"
+  rm -f "$log"
+else
+  status=$?
+  cat "$log"
+  rm -f "$log"
+  echo "python -m build failed (exit $status); its whole output is above" >&2
+  exit "$status"
+fi
 python -m twine check --strict dist/*
 python scripts/wheel_smoke.py --dist dist

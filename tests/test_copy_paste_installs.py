@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from conftest import REPO
 from packaging.requirements import Requirement
 
 from pytest_granularity import __version__
-from pytest_granularity.core.distribution import NAME, requirement
+from pytest_granularity.core.distribution import NAME, requirement, source
 from pytest_granularity.gate.init import workflow_for
 
 YAML_BLOCK = re.compile(r"```yaml\n(.*?)```", re.S)
@@ -60,6 +61,13 @@ def test_every_workflow_a_team_is_given_names_this_version_as_the_one_place_says
         assert named, f"{where}: installs nothing"
         for spec in named:
             assert spec == requirement(sorted(Requirement(spec).extras)), f"{where}: {spec}"
+
+
+def test_the_source_address_is_pyprojects_one():
+    """Written once, in ``[project.urls]``: the install line of every workflow and error message names it."""
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]["Source"]
+    assert source() == declared
+    assert requirement(["parallel"]) == f"{NAME}[parallel] @ git+{declared}@v{__version__}"
 
 
 def build_wheel(folder: Path) -> Path:
@@ -123,6 +131,20 @@ def test_what_each_workflow_installs_installs_from_the_built_wheel_offline(tmp_p
             timeout=60,
         ).stdout
         assert Path(where.strip()).is_relative_to(site), f"{spec}: imported from {where}"
+    # Installed from the wheel, the address is read from its metadata, which pyproject.toml wrote.
+    named = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "from pytest_granularity.core.distribution import source; print(source())",
+        ],
+        capture_output=True,
+        text=True,
+        env={},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert named.stdout == f"{source()}\n", named.stderr
     # The check can fail: an extra the wheel lacks is named, and a version it is not is not found.
     assert "does not provide the extra 'paralel'" in pip(venv, *offline, f"{NAME}[paralel]=={__version__}")
     with pytest.raises(AssertionError, match="No matching distribution"):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mining_repo import make_repo
 
 from pytest_granularity.cli import main
 from pytest_granularity.core.errors import InputError
@@ -79,6 +80,10 @@ def test_init_then_pytest_is_a_passing_gated_run(tmp_path, capsys):
     )
     assert main(["init", str(repo)]) == 0
     out = capsys.readouterr().out
+    assert out.startswith(
+        "mined HEAD: 1 commit read, 0 candidates, 0 kept (a candidate is a commit that changes code and its tests,"
+        " or only moves files)\nno task was mined from the history: one example task instead\n"
+    )
     for written in (
         ".github/workflows/granularity.yml",
         "pyproject.toml",
@@ -124,6 +129,46 @@ def test_init_then_pytest_is_a_passing_gated_run(tmp_path, capsys):
     after = snapshot(repo)
     assert after.keys() == before.keys()  # the stale file is gone with the fixture it was in, nothing is added
     assert {p: after[p] for p in after if "baseline" not in p} == {p: before[p] for p in before if "baseline" not in p}
+
+
+def test_init_mines_the_history_then_pytest_is_a_passing_gated_run(tmp_path, capsys):
+    repo = tmp_path / "calc"
+    commits = make_repo(repo)
+    assert main(["init", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "\nmined HEAD: 4 commits read, 3 candidates, 1 kept; rejected: message says nothing 1, tests pass before 1\n"
+        in out
+    )
+    assert "example task" not in out
+    (path,) = (repo / "granularity_tasks").glob("*/task.yaml")
+    task = yaml.safe_load(path.read_text())
+    assert task["fixture"] == "../.." and task["fixture_ref"] == commits["initial"]  # relative to where it stays
+    assert task["provenance"]["commit"] == commits["fix"]
+    assert f"wrote granularity_tasks/{task['id']}: mined from commit {commits['fix'][:7]} (simple)" in out
+    assert "wrote .granularity/baseline.json: the first baseline (1 failed, 2 passed" in out  # macro: none fits
+    assert sorted(p.name for p in (repo / "granularity_tasks").iterdir()) == [task["id"]]  # no ledger
+    assert not list(repo.glob(".granularity-init-*"))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], cwd=repo, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "gate passed: nothing got worse" in run.stdout
+    assert "5 passed, 1 xfailed" in run.stdout  # the repository's 3 tests; micro and hybrid pass, macro as recorded
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--limit", "0"], "--limit 0: must be at least 1"), (["--revisions", "nosuch"], "revisions 'nosuch'")],
+    ids=["limit", "revisions"],
+)
+def test_mining_options_that_cannot_be_mined_are_refused_and_nothing_is_written(tmp_path, capsys, args, message):
+    make_repo(tmp_path / "calc")
+    before = snapshot(tmp_path / "calc")
+    assert main(["init", str(tmp_path / "calc"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("granularity init: ") and message in err
+    assert snapshot(tmp_path / "calc") == before
 
 
 def test_a_repository_without_a_usable_function_and_test_gets_nothing_written(tmp_path, capsys):

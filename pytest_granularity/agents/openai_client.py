@@ -1,6 +1,6 @@
 """Sending a chat-completions request with the official ``openai`` SDK, and naming what went wrong.
 
-The SDK is an optional extra (``pip install 'pytest-granularity[model]'``) that takes about half
+The SDK is an optional extra (``model``, installed as ``core.distribution.install_command`` says) that takes about half
 a second to import, so it is imported on the first request, never with the plugin. It retries
 408/409/429/5xx and connection failures itself, with exponential backoff that honours
 ``Retry-After``; what is still failing after the retries becomes an :class:`InfrastructureError`

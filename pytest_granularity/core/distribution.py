@@ -8,13 +8,19 @@ package is on the index that is the source repository at this version's tag, whi
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
+from pathlib import Path
 
 from . import __version__
+from .errors import GranularityError
 
 NAME = "pytest-granularity"
-SOURCE = "https://github.com/pytest-granularity/pytest-granularity"
-"""The source repository; a release is its tag ``v`` + the version (``.github/workflows/release.yml``)."""
+SOURCE_LABEL = "Source"
+"""The ``[project.urls]`` key of pyproject.toml naming the source repository, whose tag ``v`` + the version is a
+release (``.github/workflows/release.yml``)."""
 ON_INDEX = False
 """Whether this version is on the package index (PyPI)."""
 
@@ -25,4 +31,33 @@ def requirement(extras: Sequence[str] = ()) -> str:
     named = f"{NAME}[{','.join(extras)}]" if extras else NAME
     if ON_INDEX:
         return f"{named}=={__version__}"
-    return f"{named} @ git+{SOURCE}@v{__version__}"
+    return f"{named} @ git+{source()}@v{__version__}"
+
+
+def install_command(extras: Sequence[str]) -> str:
+    """What a message that needs an extra tells the user to run: pip on :func:`requirement`."""
+    return f"pip install '{requirement(extras)}'"
+
+
+@cache
+def source() -> str:
+    """The source repository's address: pyproject.toml's ``[project.urls] Source``, the one place it is written."""
+    for entry in _project_urls():
+        label, _, url = entry.partition(",")
+        if label.strip() == SOURCE_LABEL:
+            return url.strip()
+    raise GranularityError(f"{NAME} is installed without a '{SOURCE_LABEL}' address in [project.urls]; reinstall it")
+
+
+def _project_urls() -> list[str]:
+    """``Project-URL`` entries (``label, url``): from the checkout's pyproject.toml when the package is imported
+    from one, since an editable install's metadata is as old as its last install; else the installed metadata."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    if pyproject.is_file():
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == NAME:
+            return [f"{label}, {url}" for label, url in project.get("urls", {}).items()]
+    try:
+        return metadata.metadata(NAME).get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return []

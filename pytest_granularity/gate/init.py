@@ -3,20 +3,25 @@
 It writes the gate workflow, the pytest settings in ``pyproject.toml`` (merged: what is there stays), a tasks
 folder and the first baseline, then a plain ``pytest`` runs the repository's tests and the tasks, gated. Nothing
 is written until everything to write is known and checked, and no file is replaced without ``force``.
+
+The tasks are mined from the repository's history by the :data:`Miner` the caller hands in (mining sits above
+this group; the ``init`` command passes it), or, when it keeps none, one example task built from HEAD.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
 
 from ..core.errors import GranularityError, InputError
+from ..core.tasks import Task, find_task_files, load_task
 from ..macros import MacroRegistry
 from ..process.sandbox import select
 from .example_task import example_task
@@ -30,6 +35,15 @@ POLICIES = "micro,macro,hybrid"
 SETTINGS = Addition(keys={"granularity_baseline": BASELINE}, option=f"--granularity={POLICIES}", testpath=TASKS)
 OTHER_CONFIGS = {"pytest.ini": None, ".pytest.ini": None, "tox.ini": "[pytest]", "setup.cfg": "[tool:pytest]"}
 """Files pytest reads its settings from before pyproject.toml (with the section that makes it so)."""
+STAGING = ".granularity-init-"
+"""The tasks are built in a folder of this prefix (and the process id) beside the tasks folder: a mined task names
+its fixture, the repository, by a path relative to its own folder, which stays true when the content is moved
+across to the tasks folder."""
+OK, TESTS_FAILED = 0, 1
+"""pytest's exit statuses when every test ran: all passed, some failed."""
+Miner = Callable[[Path, Path], list[str]]
+"""Mines the history of the repository at its first argument into the folder at its second, one task folder per
+kept commit; returns what came of it, a line each."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +52,13 @@ class Setup:
 
     written: list[str]
     next_command: str
+    notes: list[str] = field(default_factory=list)
+    """What else there is to say: how mining went, and why the example task was written instead."""
 
 
-def init_repository(path: Path, force: bool = False) -> Setup:
-    """Set up the git repository that holds ``path``; ``force`` replaces files and settings that exist."""
+def init_repository(path: Path, force: bool = False, miner: Miner | None = None) -> Setup:
+    """Set up the git repository that holds ``path``; ``force`` replaces files and settings that exist. The tasks
+    are those ``miner`` keeps from the history, else one example task."""
     root = _work_tree(path)
     _check_pyproject_is_read(root)
     existing = [p for p in (WORKFLOW, Path(TASKS), Path(BASELINE)) if (root / p).exists()]
@@ -50,30 +67,50 @@ def init_repository(path: Path, force: bool = False) -> Setup:
     pyproject = root / "pyproject.toml"
     old = pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""
     new = merged(old, SETTINGS, force)
-    with tempfile.TemporaryDirectory(prefix="granularity-init-") as scratch:
-        folder = Path(scratch) / TASKS
-        written = [*tasks_for(root, folder), *_write_workflow(root, old)]
+    folder = root / f"{STAGING}{os.getpid()}"
+    folder.mkdir()
+    try:
+        notes, written = tasks_for(root, folder, miner)
+        written += _write_workflow(root, old)
         _replace(folder, root / TASKS)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     pyproject.write_text(new, encoding="utf-8")
     written.append(f"pyproject.toml: {POLICIES} on {TASKS}, gated against {BASELINE} ([tool.pytest.ini_options])")
     written.append(_record_baseline(root))
-    return Setup(written, "pytest")
+    return Setup(written, "pytest", notes)
 
 
-def tasks_for(root: Path, folder: Path) -> list[str]:
-    """The repository's tasks, written into ``folder``; one line per task said.
+def tasks_for(root: Path, folder: Path, miner: Miner | None = None) -> tuple[list[str], list[str]]:
+    """The repository's tasks, written into ``folder``: those ``miner`` keeps, else one example task built from
+    the repository's code and tests. Returns what is said of them and a line per task written."""
+    notes = miner(root, folder) if miner is not None else []
+    mined = [load_task(path) for path in find_task_files([folder])]
+    if mined:
+        return notes, [_mined_line(task) for task in mined]
+    if miner is not None:
+        notes.append("no task was mined from the history: one example task instead")
+    return notes, [_example(root, folder)]
 
-    The one place where ``granularity tasks mine`` will give the tasks mined from the repository's history, once
-    it exists; until then, one example task built from the repository's code and tests."""
+
+def _mined_line(task: Task) -> str:
+    commit = (task.provenance or {}).get("commit", "")[:7]
+    return (
+        f"{TASKS}/{task.id}: mined from commit {commit} ({task.family}), its fixture the repository at"
+        f" {(task.fixture_ref or '')[:7]}"
+    )
+
+
+def _example(root: Path, folder: Path) -> str:
     sandbox = select("auto")
     try:
         task, candidate = example_task(root, folder, _fixture_name(root), MacroRegistry.load(), sandbox)
     finally:
         sandbox.servers.stop()
-    return [
+    return (
         f"{TASKS}/{task.parent.name}: an example task ({candidate.function} in {candidate.module} loses its result;"
         f" {candidate.test} is its verifier), its fixture the repository at HEAD in {TASKS}/fixtures"
-    ]
+    )
 
 
 def workflow_for(branch: str, also_install: str) -> str:
@@ -101,15 +138,21 @@ def _replace(folder: Path, target: Path) -> None:
 
 
 def _record_baseline(root: Path) -> str:
-    """The first baseline, recorded by the pytest run the settings now describe."""
+    """The first baseline, recorded by the pytest run the settings now describe. A run that fails is recorded as
+    failed (the macro policy on a task no macro fits does): a gated run expects it to fail until it passes."""
+    (root / BASELINE).unlink(missing_ok=True)
     command = [sys.executable, "-m", "pytest", TASKS, "--granularity-update-baseline", "-p", "no:cacheprovider", "-q"]
     result = subprocess.run(command, cwd=root, capture_output=True, text=True)
-    if result.returncode != 0:
+    recorded = result.returncode in (OK, TESTS_FAILED) and (root / BASELINE).exists()
+    if not recorded:
         raise GranularityError(
             f"recording the baseline failed (exit {result.returncode}; the files above are written):\n"
             + (result.stdout + result.stderr)[-3000:]
         )
-    return f"{BASELINE}: the first baseline ({result.stdout.strip().splitlines()[-1].strip('= ')})"
+    said = result.stdout.strip().splitlines()[-1].strip("= ")
+    if result.returncode == TESTS_FAILED:
+        said += "; a gated pytest expects the failed runs to fail (xfail) until they pass"
+    return f"{BASELINE}: the first baseline ({said})"
 
 
 def _work_tree(path: Path) -> Path:

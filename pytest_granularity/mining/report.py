@@ -8,10 +8,25 @@ from .miner import REASONS, Summary
 def summary_table(summary: Summary) -> str:
     """Candidates, kept and every rejection reason counted, as a markdown table."""
     rows = [("candidates", summary.candidates), ("kept", summary.kept)]
-    rows += [(f"rejected: {reason}", summary.reasons[reason]) for reason in REASONS if summary.reasons.get(reason)]
+    rows += [(f"rejected: {reason}", count) for reason, count in rejections(summary)]
     share = f"{summary.kept / summary.candidates:.0%}" if summary.candidates else "-"
     lines = ["| | count |", "|---|---|", *(f"| {name} | {count} |" for name, count in rows)]
     lines.append(
         f"\n{summary.commits} commits read, {summary.candidates} candidates, {share} kept, in {summary.seconds:.0f} s"
     )
     return "\n".join(lines)
+
+
+def summary_line(summary: Summary, revisions: str) -> str:
+    """The same counts in a line, with what makes a candidate when there is none."""
+    commits = f"{summary.commits} commit{'s' if summary.commits != 1 else ''}"
+    line = f"mined {revisions}: {commits} read, {summary.candidates} candidates, {summary.kept} kept"
+    if not summary.candidates:
+        line += " (a candidate is a commit that changes code and its tests, or only moves files)"
+    rejected = ", ".join(f"{reason} {count}" for reason, count in rejections(summary))
+    return f"{line}; rejected: {rejected}" if rejected else line
+
+
+def rejections(summary: Summary) -> list[tuple[str, int]]:
+    """Each reason candidates were rejected for, in ``REASONS`` order, with its count."""
+    return [(reason, summary.reasons[reason]) for reason in REASONS if summary.reasons.get(reason)]

@@ -42,6 +42,7 @@ from ..agents.local_model import (
 from ..agents.model_cache import MODES, ModelCache
 from ..agents.openai_client import Endpoint, OpenAISender
 from ..agents.server_settings import ARGUMENT_GRAMMARS, ServerSettings
+from ..core.distribution import install_command
 from ..core.result import TokenSource
 from .options import Option, add_options, named, sandbox_of, setting
 
@@ -346,9 +347,7 @@ def local_factory(config: pytest.Config) -> OpenAIAgentFactory:
         except ModelFileError as exc:
             raise pytest.UsageError(f"--granularity-model: {exc}") from None
         if not server_available():
-            raise pytest.UsageError(
-                "--granularity-agent=local needs llama-cpp-python: pip install 'pytest-granularity[local]'"
-            )
+            raise pytest.UsageError(f"--granularity-agent=local needs llama-cpp-python: {install_command(['local'])}")
         server = LocalServer(LocalSettings(path, alias, **options))
         config.add_cleanup(server.stop)
         if not hasattr(config, "workerinput"):
@@ -433,9 +432,7 @@ def _factory(config: pytest.Config, sampling: Sampling, live: Callable[[], Send]
 
 def _require_openai(agent: str, extra: str) -> None:
     if importlib.util.find_spec("openai") is None:
-        raise pytest.UsageError(
-            f"--granularity-agent={agent} needs the openai package: pip install 'pytest-granularity[{extra}]'"
-        )
+        raise pytest.UsageError(f"--granularity-agent={agent} needs the openai package: {install_command([extra])}")
 
 
 def _tool_choice(config: pytest.Config) -> str | None:

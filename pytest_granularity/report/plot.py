@@ -3,7 +3,7 @@
 Error bars are the success interval (a cluster bootstrap over tasks when there are epochs) and,
 when epochs give one, the mean-tokens interval. ``figure`` returns the matplotlib figure for
 embedding elsewhere (an HTML report); ``write_plot`` writes it. matplotlib is an optional extra
-(``pip install 'pytest-granularity[plot]'``); without it the same points are written as a
+(``plot``, installed as ``core.distribution.install_command`` says); without it the same points are written as a
 plain-text chart, so a CI log still shows the trade-off.
 """
 
