@@ -8,7 +8,7 @@ import pytest
 from evolution_tasks import CONFIG, write_tasks
 
 from pytest_granularity.core.workspace import Workspace, render_diff
-from pytest_granularity.evolution.edits import ADDS_FILES, NOT_REWRITES, OTHER_FILES, SEVERAL, edit_of
+from pytest_granularity.evolution.edits import ADDS_FILES, NOT_PYTHON, NOT_REWRITES, SEVERAL, edit_of
 from pytest_granularity.evolution.engine import ShapeMacro
 from pytest_granularity.evolution.generalize import Instance, acceptable, anti_unify, clusters
 from pytest_granularity.evolution.rewrites import file_rewrites
@@ -76,11 +76,11 @@ def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
         return Source(task, base, after, "test")
 
     assert edit_of(source({**base, "app/new.py": b""})) == ADDS_FILES
-    assert edit_of(source({**base, "README.md": b"y", "app/config.py": b"RETRIES = 4\n"})) == OTHER_FILES
+    assert edit_of(source({**base, "README.md": b"y"})) == NOT_PYTHON
     assert edit_of(source({**base, "app/config.py": (CONFIG + "X = 1\n").encode()})) == NOT_REWRITES
     several = CONFIG.replace("= 3", "= 4").replace("= 10", "= 11")
     assert edit_of(source({**base, "app/config.py": several.encode()})) == SEVERAL
-    edit = edit_of(source({**base, "app/config.py": CONFIG.replace("= 3", "= 4").encode()}))
+    edit = edit_of(source({**base, "README.md": b"y", "app/config.py": CONFIG.replace("= 3", "= 4").encode()}))
     assert not isinstance(edit, str) and edit.files == ("app/config.py",)
 
 

@@ -3,7 +3,9 @@
 A macro call is one rewrite with one set of values, applied wherever it matches in the files it names.
 A task whose Python changes are all the same rewrite (one place, or the same line in several files) can be
 reproduced by one call; one that adds files, adds or removes statements, or makes different rewrites needs
-more than one call, and teaches this miner nothing (it says which).
+more than one call, and teaches this miner nothing (it says which). Changes to other files (a changelog, the
+docs) are left to the verifier: the miner screens every shape by reproducing its source tasks, so a task whose
+verifier needs them is dropped there.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from .rewrites import Rewrite, file_rewrites
 from .sources import Source
 
 NOT_PYTHON = "changes no Python file"
-OTHER_FILES = "changes files other than Python"
 ADDS_FILES = "adds, moves or removes Python files"
 NOT_REWRITES = "adds or removes statements"
 SEVERAL = "makes several different rewrites"
@@ -33,12 +34,9 @@ class Edit:
 def edit_of(source: Source) -> Edit | str:
     """The source's one rewrite, or why it has none."""
     before, after = source.before, source.after
-    every = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
-    changed = [p for p in every if p.endswith(".py")]
+    changed = sorted(p for p in before.keys() | after.keys() if p.endswith(".py") and before.get(p) != after.get(p))
     if not changed:
         return NOT_PYTHON
-    if len(changed) < len(every):
-        return OTHER_FILES
     if any(p not in before or p not in after for p in changed):
         return ADDS_FILES
     rewrites: list[Rewrite] = []
