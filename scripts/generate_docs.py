@@ -220,6 +220,11 @@ def _rate(tally: dict[str, Any]) -> str:
     return f"{tally['solved']} of {tally['tasks']} ({tally['rate']:.3f} [{low:.3f}, {high:.3f}])"
 
 
+def _macros(support: dict[str, int]) -> str:
+    """Mined macros with the tasks each reproduces."""
+    return ", ".join(f"{name} ({n})" for name, n in sorted(support.items())) or "none"
+
+
 def evolution_rediscovery(root: Path) -> str:
     """Per held-out fold of GranBench-Code: the macros mined from the other folds' micro runs, what they solve in
     macro mode with no model, and what the builtin macros solve there."""
@@ -233,9 +238,8 @@ def evolution_rediscovery(root: Path) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for fold in result["folds"]:
-        macros = ", ".join(f"{name} ({n})" for name, n in sorted(fold["macros"].items())) or "none"
         lines.append(
-            f"| {fold['fold']} | {fold['held_out']} | {macros} | {fold['mined']['solved']} | "
+            f"| {fold['fold']} | {fold['held_out']} | {_macros(fold['macros'])} | {fold['mined']['solved']} | "
             f"{fold['mined']['harmful']} | {fold['builtin']['solved']} | {fold['builtin']['harmful']} |"
         )
     mined, builtin = result["mined"], result["builtin"]
@@ -249,8 +253,8 @@ def evolution_rediscovery(root: Path) -> str:
 def evolution_time_split(root: Path) -> str:
     """Per real repository: macros mined from its older mined tasks, measured on the newer ones."""
     lines = [
-        "| repository | older commits mined | shapes | macros kept | newer commits | solved by them | harmful | "
-        "tokens of a solved task, macro / micro |",
+        "| repository | older commits mined (one rewrite) | shapes | macros kept | newer commits | solved by them | "
+        "harmful | tokens of a solved task, macro / micro |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for path in sorted((root / EVOLUTION_RESULTS).glob("time-split-*.json")):
@@ -262,10 +266,10 @@ def evolution_time_split(root: Path) -> str:
             if tokens
             else "-"
         )
-        kept = ", ".join(f"{name} ({n})" for name, n in sorted(result["macros"].items())) or "none"
         lines.append(
-            f"| {result['repository']} | {result['older']} | {result['shapes']} | {kept} | {result['newer']} | "
-            f"{_rate(solved)} | {solved['harmful']} | {shown} |"
+            f"| {result['repository']} | {result['older']} ({result['older'] - sum(result['unused'].values())}) | "
+            f"{result['shapes']} | {_macros(result['macros'])} | "
+            f"{result['newer']} | {_rate(solved)} | {solved['harmful']} | {shown} |"
         )
     return "\n".join(lines)
 

@@ -117,6 +117,10 @@ def test_runs_are_sources_too(mined: tuple[Path, Path, str], tmp_path: Path) -> 
         (["nowhere"], "nowhere: no such file or folder"),
         (["runs.jsonl"], "runs.jsonl: a run report's tasks are read from --tasks DIR, which is not given"),
         (["tasks", "--min-support", "0"], "--min-support 0: must be at least 1"),
+        (
+            ["tasks", "-o", "tasks/mined"],
+            "tasks/mined: inside the source folder tasks, whose tasks its examples would join",
+        ),
     ],
 )
 def test_bad_input_is_one_line_naming_it(
@@ -125,5 +129,5 @@ def test_bad_input_is_one_line_naming_it(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "runs.jsonl").write_text("")
     (tmp_path / "tasks").mkdir()
-    assert cli.main(["macros", "mine", *args, "-o", "out"]) == 2
+    assert cli.main(["macros", "mine", *args, *([] if "-o" in args else ["-o", "out"])]) == 2
     assert capsys.readouterr().err.strip().endswith(message)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from ..core.errors import InputError
 from ..macros import load_macro
 from ..mining.macro_fit import reproduces
 from ..process.sandbox import Sandbox
@@ -80,6 +81,9 @@ def mine_macros(
     say: Callable[[str], None] = print,
 ) -> Mined:
     """Mine ``paths`` (task folders, run reports) into macro folders under ``output``."""
+    for path in paths:
+        if path.is_dir() and output.resolve().is_relative_to(path.resolve()):
+            raise InputError(f"{output}: inside the source folder {path}, whose tasks its examples would join")
     return mine_sources(read_sources(paths, tasks_root), output, sandbox, min_support, say)
 
 
