@@ -20,11 +20,14 @@ import libcst as cst
 from ..macros.checks import syntax_problems, test_problems
 from ..macros.context import MacroContext, MacroError
 from ..macros.derivation import named_files
-from ..macros.derivation.replacements import prompt_values
+from ..macros.derivation.replacements import prompt_values, replacements
 from ..macros.kit import existing_file
+from ..mining.layout import read_layout
 from .shape import Shape, fill, parse_unit
 from .trees import Tree, parse_expression, parse_module, tree_of
 
+Pair = tuple[str, str]
+"""A replacement the request reader found: the text before and after."""
 MAX_CALLS = 8
 """The most calls ``derive`` proposes: the likeliest first."""
 MAX_FILES = 400
@@ -41,6 +44,8 @@ class ShapeMacro:
         if template is None:
             raise ValueError(f"{folder}: the shape's template does not parse as a {self.shape.kind}")
         self.template = template
+        after = self.shape.after
+        self.counterparts = _counterparts(self.pattern, Tree.from_json(after)) if after is not None else {}
 
     def preconditions(self, ctx: MacroContext) -> list[str]:
         values, reasons = self._values(ctx.args)
@@ -58,7 +63,7 @@ class ShapeMacro:
             if module is None:
                 reasons.append(f"{rel} is not Python that parses")
             elif not _places(module, target):
-                reasons.append(f"{rel} has no `{self._before(ctx.args)}`")
+                reasons.append(f"{rel} has no `{self._code('before', ctx.args)}`")
         return reasons
 
     def run(self, ctx: MacroContext) -> str:
@@ -82,24 +87,17 @@ class ShapeMacro:
         return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx)
 
     def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
-        """Calls the prompt and the files pin down, the likeliest first: in files the prompt names, binding code
-        the prompt quotes, with new values the prompt gives soonest after it quotes what they replace."""
+        """Calls the prompt and the files pin down, the likeliest first (see ``_score``)."""
         named = named_files(prompt, files)
-        fresh = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
+        read = [(str(c["old"]), str(c["new"])) for c in replacements(prompt, files)]
+        given = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
         scored: dict[tuple[tuple[str, str], ...], tuple[float, list[str]]] = {}
         for order, (rel, bound) in enumerate(self._bindings(files, named)):
-            quoted = {
-                v: [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(v)}(?!\w)", prompt)] for v in bound.values()
-            }
-            mentioned = [at for ends in quoted.values() for at in ends]
+            fresh = {i: values + self._rewritten(bound, i, read) for i, values in given.items()}
             for chosen in itertools.product(*fresh.values()):
                 args = {**bound, **{f"p{i}": text for i, (text, _) in zip(fresh, chosen, strict=True)}}
+                score = self._score(prompt, args, bound, [at for _, at in chosen], read) + 2 * (rel in named)
                 key = tuple(sorted(args.items()))
-                score = (
-                    2 * (rel in named)
-                    + sum(map(bool, quoted.values()))
-                    + _following(mentioned, [at for _, at in chosen])
-                )
                 best, where = scored.get(key, (score - order / 1e6, []))
                 scored[key] = (max(best, score - order / 1e6), [*where, rel])
         calls = [
@@ -108,10 +106,43 @@ class ShapeMacro:
         ]
         return [c for c in calls if self._changes(c)][:MAX_CALLS]
 
+    def _score(
+        self, prompt: str, args: dict[str, str], bound: dict[str, str], given_at: list[int], read: list[Pair]
+    ) -> float:
+        """How well a call fits the request: up to 3 when it is a replacement the shared request reader finds
+        (``macros.derivation``: "from 300 to 600", a named constant's new value), 1 for each bound value the
+        prompt quotes, up to 1 for new values it gives soon after those, up to 1 for new values of the same kind
+        as what they replace (a number for a number). Files the prompt names add 2 (``derive``)."""
+        quoted = {v: [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(v)}(?!\w)", prompt)] for v in bound.values()}
+        mentioned = [at for ends in quoted.values() for at in ends]
+        return (
+            3 * self._agrees(args, read)
+            + sum(map(bool, quoted.values()))
+            + _following(mentioned, given_at)
+            + self._alike(args)
+        )
+
+    def _agrees(self, args: Mapping[str, str], read: list[Pair]) -> float:
+        """1 when the call's rewrite is the request reader's likeliest replacement, less for a later one, 0 for none."""
+        before, after = (" ".join(self._code(side, args).split()) for side in ("before", "after"))
+        for rank, (old, new) in enumerate((" ".join(o.split()), " ".join(n.split())) for o, n in read):
+            if old in before and before.replace(old, new, 1) == after:
+                return 1 - rank / len(read)
+        return 0.0
+
+    def _rewritten(self, bound: Mapping[str, str], index: int, read: list[Pair]) -> list[tuple[str, int]]:
+        """New values for hole ``index`` from the reader's replacements applied to the code it replaces
+        (``Decimal("0.1")`` with "0.1 to 0.01" read gives ``Decimal("0.01")``)."""
+        old_hole = self.counterparts.get(index)
+        current = bound.get(f"p{old_hole}", "") if old_hole is not None else ""
+        return [(current.replace(old, new, 1), -1) for old, new in read if old and old in current and old != new]
+
     def _bindings(self, files: Mapping[str, bytes], named: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
-        """Every place the pattern matches, as the before-holes' code, named files first."""
+        """Every place the pattern matches, as the before-holes' code, named files first; test files only when
+        the shape's sources rewrote tests."""
         needles = [label.split(":", 1)[1] for label in _value_labels(self.pattern)]
-        paths = [p for p in files if p.endswith(".py")]
+        layout = read_layout(files)
+        paths = [p for p in files if p.endswith(".py") and (self.shape.tests or not layout.is_test_support(p))]
         paths = sorted(paths, key=lambda p: (p not in named, p))[:MAX_FILES]
         for rel in paths:
             text = files[rel].decode("utf-8", errors="replace")
@@ -130,11 +161,21 @@ class ShapeMacro:
         kinds = set(self.shape.holes[index].kinds)
         found: dict[str, int] = {}
         for value in prompt_values(prompt):
-            for text in (value.text, repr(value.text), f'"{value.text}"'):
+            spellings = (value.text, repr(value.text), f'"{value.text}"') if value.kind == "text" else (value.text,)
+            for text in spellings:
                 parsed = parse_expression(text)
                 if parsed is not None and type(parsed).__name__ in kinds:
                     found.setdefault(text, value.end)
         return list(found.items())
+
+    def _alike(self, args: Mapping[str, str]) -> float:
+        """The share of new values of the same kind as the code each replaces (a number for a number): where a
+        shape's sources wrote a string or a call, a number still replaces a number."""
+        pairs = [(f"p{new}", f"p{old}") for new, old in self.counterparts.items()]
+        if not pairs:
+            return 0.0
+        same = [type(parse_expression(args[new])) is type(parse_expression(args[old])) for new, old in pairs]
+        return sum(same) / len(pairs)
 
     def _changes(self, args: dict[str, Any]) -> bool:
         values, reasons = self._values({**args, "files": []})
@@ -153,11 +194,23 @@ class ShapeMacro:
                 values[index] = parsed
         return values, reasons
 
-    def _before(self, args: Mapping[str, Any]) -> str:
-        code = self.shape.describe("before")
+    def _code(self, side: str, args: Mapping[str, Any]) -> str:
+        """One side's code with the call's values in its holes."""
+        code = self.shape.describe(side)
         for spec in self.shape.holes:
             code = code.replace(f"{{{spec.name}}}", str(args.get(spec.name)))
         return code
+
+
+def _counterparts(before: Tree, after: Tree) -> dict[int, int]:
+    """Each after-only hole and the before-hole in its place (``{p0} = {p1}`` -> ``{p0} = {p2}``: 2 replaces 1)."""
+    found: dict[int, int] = {}
+    if after.is_hole and before.is_hole and after.hole != before.hole:
+        found[after.hole] = before.hole
+    elif not after.is_hole and not before.is_hole and len(after.children) == len(before.children):
+        for b, a in zip(before.children, after.children, strict=True):
+            found.update(_counterparts(b, a))
+    return found
 
 
 def _following(mentioned: list[int], values: list[int]) -> float:

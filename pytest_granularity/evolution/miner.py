@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..macros import load_macro
+from ..mining.layout import read_layout
 from ..mining.macro_fit import reproduces
 from ..process.sandbox import Sandbox
 from ..run.contract_checks import (
@@ -117,6 +118,9 @@ def mine_sources(
             found = replace(found, reason=f"supported by {len(group)} task(s), fewer than {min_support}")
         else:
             arguments = [instance_arguments(pattern, i) for i in range(len(group))]
+            shape = replace(
+                shape, tests=any(read_layout(e.source.before).is_test_support(f) for e in support for f in e.files)
+            )
             found = _proved(found, shape, support, arguments, output, sandbox, min_support)
             say(f"  {found.name} ({len(found.tasks)} tasks): {'kept' if found.kept else found.reason}")
         mined.shapes.append(found)

@@ -37,6 +37,8 @@ class Hole:
 
 @dataclass(frozen=True)
 class Shape:
+    """What a mined macro's engine needs and a person reads: plain JSON, so the folder can be reviewed and edited."""
+
     before: Any
     """The before-pattern's tree (``Tree.to_json``), holes as ``?i``."""
     template: str
@@ -44,8 +46,11 @@ class Shape:
     kind: str
     """``statement`` (a small statement) or ``expression``: how ``template`` is parsed."""
     holes: list[Hole]
-
     before_code: str
+    after: Any = None
+    """The after-pattern's tree, as ``before``: where each new value goes, for the derivation."""
+    tests: bool = False
+    """Whether its sources rewrote test files: if not, the derivation proposes no call in one."""
     """The first source's before-unit with placeholders: for people (matching uses ``before``)."""
 
     @property
@@ -71,6 +76,8 @@ class Shape:
             kind=data["kind"],
             holes=[Hole(**h) for h in data["holes"]],
             before_code=data["before_code"],
+            after=data.get("after"),
+            tests=data.get("tests", False),
         )
 
 
@@ -95,6 +102,7 @@ def shape_of(pattern: Pattern) -> Shape | None:
         kind=kind,
         holes=holes,
         before_code=_with_placeholders(pattern.before),
+        after=pattern.after.to_json(),
     )
 
 
