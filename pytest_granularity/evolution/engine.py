@@ -87,7 +87,8 @@ class ShapeMacro:
         return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx)
 
     def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
-        """Calls the prompt and the files pin down, the likeliest first (see ``_score``)."""
+        """Calls the prompt and the files pin down, the likeliest first (see ``_score``); a call rewrites every
+        file where its values match, or, when the prompt names some of them, those it names."""
         named = named_files(prompt, files)
         read = [(str(c["old"]), str(c["new"])) for c in replacements(prompt, files)]
         given = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
@@ -101,7 +102,7 @@ class ShapeMacro:
                 best, where = scored.get(key, (score - order / 1e6, []))
                 scored[key] = (max(best, score - order / 1e6), [*where, rel])
         calls = [
-            {"files": sorted(set(where)), **dict(key)}
+            {"files": sorted(set([f for f in where if f in named] or where)), **dict(key)}
             for key, (_, where) in sorted(scored.items(), key=lambda kv: -kv[1][0])
         ]
         return [c for c in calls if self._changes(c)][:MAX_CALLS]
