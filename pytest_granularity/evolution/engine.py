@@ -51,8 +51,8 @@ class ShapeMacro:
         values, reasons = self._values(ctx.args)
         if reasons:
             return reasons
-        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
-        if tree_of(fill(self.template, values)) == target:
+        target, written = self._rewrite(values)
+        if tree_of(written) == target:
             return ["with these values the rewrite changes nothing"]
         for rel in ctx.args["files"]:
             path, missing = existing_file(ctx, rel)
@@ -70,8 +70,7 @@ class ShapeMacro:
         values, reasons = self._values(ctx.args)
         if reasons:
             raise MacroError("; ".join(reasons))
-        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
-        written = fill(self.template, values)
+        target, written = self._rewrite(values)
         places = 0
         for rel in ctx.args["files"]:
             path = ctx.path(rel)
@@ -182,8 +181,12 @@ class ShapeMacro:
         values, reasons = self._values({**args, "files": []})
         if reasons:
             return False
-        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
-        return tree_of(fill(self.template, values)) != target
+        target, written = self._rewrite(values)
+        return tree_of(written) != target
+
+    def _rewrite(self, values: Mapping[int, cst.BaseExpression]) -> tuple[Tree, cst.CSTNode]:
+        """What the call finds (the before-pattern with its values) and what it writes there."""
+        return _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()}), fill(self.template, values)
 
     def _values(self, args: Mapping[str, Any]) -> tuple[dict[int, cst.BaseExpression], list[str]]:
         values, reasons = {}, []
