@@ -53,7 +53,9 @@ def test_ctrl_c_keeps_what_was_decided_leaves_nothing_and_a_second_run_resumes(t
     repo, out, tmp = tmp_path / "calc", tmp_path / "out", tmp_path / "tmp"
     make_repo(repo)
     tmp.mkdir()
-    process = granularity("tasks", "mine", str(repo), "-o", str(out), "--jobs", "2", tmp=tmp)
+    # 20 confirming runs a side keep the one commit to keep busy for seconds after the first line, however
+    # late this process reads it on a loaded machine: the interrupt always lands mid-run
+    process = granularity("tasks", "mine", str(repo), "-o", str(out), "--jobs", "2", "--repeats", "20", tmp=tmp)
     assert process.stdout is not None
     first = process.stdout.readline()
     while first and not first.startswith("[1/3]"):
