@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mining_repo import make_repo
+from mining_repo import commit, make_repo
 
 from pytest_granularity import cli
 
@@ -52,29 +52,34 @@ def test_a_folder_that_is_not_a_repository_is_named(tmp_path: Path, capsys) -> N
 def test_ctrl_c_keeps_what_was_decided_leaves_nothing_and_a_second_run_resumes(tmp_path: Path) -> None:
     repo, out, tmp = tmp_path / "calc", tmp_path / "out", tmp_path / "tmp"
     make_repo(repo)
+    # a candidate whose tests take a minute: the interrupt lands mid-run however late this process reads the
+    # first progress line on a loaded machine (the other candidates take 2 s in all); the second run's
+    # --timeout rejects it
+    commit(repo, "Add a slow module", {"calc/slow.py": "X = 1\n", "tests/test_slow.py": SLOW_TEST})
     tmp.mkdir()
-    # 20 confirming runs a side keep the one commit to keep busy for seconds after the first line, however
-    # late this process reads it on a loaded machine: the interrupt always lands mid-run
-    process = granularity("tasks", "mine", str(repo), "-o", str(out), "--jobs", "2", "--repeats", "20", tmp=tmp)
+    process = granularity("tasks", "mine", str(repo), "-o", str(out), "--jobs", "2", tmp=tmp)
     assert process.stdout is not None
     first = process.stdout.readline()
-    while first and not first.startswith("[1/3]"):
+    while first and not first.startswith("[1/4]"):
         first = process.stdout.readline()
     os.killpg(process.pid, signal.SIGINT)
     rest = process.communicate(timeout=60)[0]
     assert process.returncode == 130, first + rest
     assert "interrupted; run it again to resume" in rest
     decided = json.loads((out / "mined.json").read_text())["commits"]
-    assert 1 <= len(decided) < 3
+    assert 1 <= len(decided) < 4
     assert not (out / ".mining").exists() and sorted(os.listdir(tmp)) == []
     time.sleep(0.5)
     assert not _processes_marked(str(tmp))
-    again = granularity("tasks", "mine", str(repo), "-o", str(out), "--jobs", "2", tmp=tmp)
+    again = granularity("tasks", "mine", str(repo), "-o", str(out), "--jobs", "2", "--timeout", "10", tmp=tmp)
     output = again.communicate(timeout=300)[0]
     assert again.returncode == 0, output
     lines = [line for line in output.splitlines() if line.startswith("[")]
-    assert len(lines) == 3 - len(decided), output  # the decided commits are not redone
+    assert len(lines) == 4 - len(decided), output  # the decided commits are not redone
     assert "| kept | 1 |" in output and len(list(out.glob("*/task.yaml"))) == 1
+
+
+SLOW_TEST = "import time\n\nfrom calc.slow import X\n\n\ndef test_slow():\n    time.sleep(60)\n    assert X == 1\n"
 
 
 def _processes_marked(text: str) -> list[int]:
