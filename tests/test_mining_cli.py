@@ -25,6 +25,7 @@ def granularity(*args: str, tmp: Path) -> subprocess.Popen[str]:
         text=True,
         env=env,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job's shell ignores it
     )
 
 
