@@ -554,8 +554,7 @@ def _init(args: argparse.Namespace) -> int:
     from .gate.init import init_repository
     from .mining.seed import recent_history
 
-    if args.limit is not None and args.limit < 1:
-        raise InputError(f"--limit {args.limit}: must be at least 1")
+    _at_least(("--limit", args.limit, 1))
     setup = init_repository(args.path, args.force, partial(recent_history, revisions=args.revisions, limit=args.limit))
     print("\n".join([*setup.notes, *(f"wrote {line}" for line in setup.written)]))
     print(f"next: {setup.next_command}")
@@ -599,9 +598,7 @@ def _tasks_mine(config: pytest.Config, args: argparse.Namespace) -> int:
     from .plugin.extensions import macro_roots
     from .process import interrupts
 
-    for name, value, least in (("--limit", args.limit, 1), ("--jobs", args.jobs, 1), ("--repeats", args.repeats, 1)):
-        if value is not None and value < least:
-            raise InputError(f"{name} {value}: must be at least {least}")
+    _at_least(("--limit", args.limit, 1), ("--jobs", args.jobs, 1), ("--repeats", args.repeats, 1))
     if args.timeout <= 0:
         raise InputError(f"--timeout {args.timeout:g}: must be above 0")
     interrupts.install()
@@ -621,8 +618,7 @@ def _macros_mine(config: pytest.Config, args: argparse.Namespace) -> int:
     from .evolution.miner import mine_macros
     from .evolution.report import mined_table
 
-    if args.min_support < 1:
-        raise InputError(f"--min-support {args.min_support}: must be at least 1")
+    _at_least(("--min-support", args.min_support, 1))
     sandbox = _sandbox(config, args.sandbox)
     print(f"granularity macros mine: {sandbox.describe()}", file=sys.stderr)
     try:
@@ -631,6 +627,13 @@ def _macros_mine(config: pytest.Config, args: argparse.Namespace) -> int:
         sandbox.servers.stop()
     print(mined_table(mined, args.min_support))
     return 0
+
+
+def _at_least(*options: tuple[str, int | None, int]) -> None:
+    """Refuse an option given below its least value, naming it (one not given is None, and fine)."""
+    for name, value, least in options:
+        if value is not None and value < least:
+            raise InputError(f"{name} {value}: must be at least {least}")
 
 
 def _sandbox(config: pytest.Config, mode: str | None) -> Sandbox:

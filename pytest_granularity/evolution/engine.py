@@ -24,7 +24,7 @@ from ..macros.derivation.replacements import prompt_values, replacements
 from ..macros.kit import existing_file
 from ..mining.layout import read_layout
 from .shape import Shape, fill, parse_unit
-from .trees import Tree, parse_expression, parse_module, tree_of
+from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of
 
 Pair = tuple[str, str]
 """A replacement the request reader found: the text before and after."""
@@ -44,8 +44,7 @@ class ShapeMacro:
         if template is None:
             raise ValueError(f"{folder}: the shape's template does not parse as a {self.shape.kind}")
         self.template = template
-        after = self.shape.after
-        self.counterparts = _counterparts(self.pattern, Tree.from_json(after)) if after is not None else {}
+        self.counterparts = _counterparts(self.pattern, Tree.from_json(self.shape.after))
 
     def preconditions(self, ctx: MacroContext) -> list[str]:
         values, reasons = self._values(ctx.args)
@@ -78,7 +77,7 @@ class ShapeMacro:
             found = _places(module, target) if module is not None else []
             if module is None or not found:
                 raise MacroError(f"{rel} changed while the rewrite was under way")
-            path.write_text(module.visit(_Replace({id(n) for n in found}, written)).code, encoding="utf-8")
+            path.write_text(module.visit(ReplaceNodes({id(n): written for n in found})).code, encoding="utf-8")
             places += len(found)
         return f"rewrote {places} place(s) in {len(ctx.args['files'])} file(s)"
 
@@ -140,7 +139,7 @@ class ShapeMacro:
     def _bindings(self, files: Mapping[str, bytes], named: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
         """Every place the pattern matches, as the before-holes' code, named files first; test files only when
         the shape's sources rewrote tests."""
-        needles = [label.split(":", 1)[1] for label in _value_labels(self.pattern)]
+        needles = _needles(self.pattern)
         layout = read_layout(files)
         paths = [p for p in files if p.endswith(".py") and (self.shape.tests or not layout.is_test_support(p))]
         paths = sorted(paths, key=lambda p: (p not in named, p))[:MAX_FILES]
@@ -246,16 +245,7 @@ def _places(module: cst.Module, target: Tree) -> list[cst.CSTNode]:
     return [t.node for t in tree_of(module).walk() if t == target and t.node is not None]
 
 
-def _value_labels(pattern: Tree) -> list[str]:
+def _needles(pattern: Tree) -> list[str]:
     """The pattern's names and literals: text a file must hold for the pattern to match in it."""
-    return [t.label for t in pattern.walk() if ":" in t.label and t.label.split(":", 1)[1].strip(".")]
-
-
-class _Replace(cst.CSTTransformer):
-    def __init__(self, targets: set[int], written: cst.CSTNode) -> None:
-        super().__init__()
-        self.targets = targets
-        self.written = written
-
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
-        return self.written if id(original) in self.targets else updated
+    values = (t.label.partition(":")[2] for t in pattern.walk())
+    return [value for value in values if value.strip(".")]

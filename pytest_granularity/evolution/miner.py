@@ -143,8 +143,8 @@ def _proved(
     it reproduces when it lost some, and checked against its contract; kept in ``output`` only if it passes."""
     assert found.name is not None
     stem = output / STAGING / found.name.replace("_", "-")
-    write_macro(stem.with_suffix(".screen"), shape, edits, arguments)
-    macro = load_macro(stem.with_suffix(".screen"))
+    write_macro(stem, shape, edits, arguments)
+    macro = load_macro(stem)
     calls = [{"files": list(e.files), **a} for e, a in zip(edits, arguments, strict=True)]
     good = [i for i, e in enumerate(edits) if reproduces(e.source.task, macro, calls[i], sandbox)]
     dropped = sorted(edits[i].source.task.id for i in range(len(edits)) if i not in good)
@@ -153,7 +153,8 @@ def _proved(
         return replace(
             found, reason=f"reproduces {len(good)} of its {len(edits)} source tasks, fewer than {min_support}"
         )
-    write_macro(stem, shape, [edits[i] for i in good], [arguments[i] for i in good])
+    if dropped:
+        write_macro(stem, shape, [edits[i] for i in good], [arguments[i] for i in good])
     failure = contract_failure(stem, sandbox)
     if failure is not None:
         return replace(found, reason=failure)

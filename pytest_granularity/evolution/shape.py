@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from .generalize import Pattern
-from .trees import Tree
+from .trees import ReplaceNodes, Tree, parse_expression
 
 SHAPE_FILE = "shape.json"
 PLACEHOLDER = "__granularity_hole_{}__"
@@ -47,7 +47,7 @@ class Shape:
     """``statement`` (a small statement) or ``expression``: how ``template`` is parsed."""
     holes: list[Hole]
     before_code: str
-    after: Any = None
+    after: Any
     """The after-pattern's tree, as ``before``: where each new value goes, for the derivation."""
     tests: bool = False
     """Whether its sources rewrote test files: if not, the derivation proposes no call in one."""
@@ -76,8 +76,8 @@ class Shape:
             kind=data["kind"],
             holes=[Hole(**h) for h in data["holes"]],
             before_code=data["before_code"],
-            after=data.get("after"),
-            tests=data.get("tests", False),
+            after=data["after"],
+            tests=data["tests"],
         )
 
 
@@ -127,26 +127,18 @@ def _kind(node: cst.CSTNode | None) -> str | None:
 def _with_placeholders(pattern: Tree) -> str:
     """The code of the pattern's first instance with each hole's place written as its placeholder."""
     assert pattern.node is not None
-    places = {id(t.node): t.hole for t in pattern.walk() if t.is_hole and t.node is not None}
-    node = pattern.node.visit(_Placeholders(places))
+    places = {
+        id(t.node): cst.Name(PLACEHOLDER.format(t.hole)) for t in pattern.walk() if t.is_hole and t.node is not None
+    }
+    node = pattern.node.visit(ReplaceNodes(places))
     return cst.Module([]).code_for_node(node).strip()  # type: ignore[arg-type]
-
-
-class _Placeholders(cst.CSTTransformer):
-    def __init__(self, places: Mapping[int, int]) -> None:
-        super().__init__()
-        self.places = places
-
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
-        index = self.places.get(id(original))
-        return updated if index is None else cst.Name(PLACEHOLDER.format(index))
 
 
 def parse_unit(code: str, kind: str) -> cst.CSTNode | None:
     """``code`` as the unit ``kind`` says, or None when it does not parse as one."""
+    if kind == EXPRESSION:
+        return parse_expression(code)
     try:
-        if kind == EXPRESSION:
-            return cst.parse_expression(code)
         line = cst.parse_statement(code)
     except cst.ParserSyntaxError:
         return None

@@ -63,19 +63,22 @@ def task_sources(folder: Path) -> list[Source]:
 def report_sources(report: Path, tasks_root: Path | None) -> list[Source]:
     if tasks_root is None:
         raise InputError(f"{report}: a run report's tasks are read from --tasks DIR, which is not given")
-    return run_sources(read_runs(report), {load_task(f).id: load_task(f) for f in find_task_files([tasks_root])})
+    tasks = [load_task(f) for f in find_task_files([tasks_root])]
+    return run_sources(read_runs(report), {task.id: task for task in tasks})
 
 
 def run_sources(records: Iterable[RunResult], tasks: Mapping[str, Task]) -> list[Source]:
-    """The edits of the runs the verifier accepted, of tasks in ``tasks``."""
-    sources = []
+    """The edits of the runs the verifier accepted, of tasks in ``tasks``: the first such run of each task."""
+    sources: dict[str, Source] = {}
     for record in records:
         if record.outcome != Outcome.PASSED or not record.diff.strip() or record.task not in tasks:
             continue
-        task = tasks[record.task]
-        before = initial_files(task)
-        sources.append(Source(task, before, applied(before, record.diff), f"{record.policy} run of {task.id}"))
-    return sources
+        if record.task not in sources:
+            task = tasks[record.task]
+            before = initial_files(task)
+            origin = f"{record.policy} run of {task.id}"
+            sources[task.id] = Source(task, before, applied(before, record.diff), origin)
+    return list(sources.values())
 
 
 def initial_files(task: Task) -> dict[str, bytes]:

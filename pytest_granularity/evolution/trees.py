@@ -10,7 +10,7 @@ show and the place to rewrite.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +109,17 @@ def _field_values(node: cst.CSTNode) -> Iterator[Any]:
             yield from value
         else:
             yield value
+
+
+class ReplaceNodes(cst.CSTTransformer):
+    """Each node whose ``id`` is a key replaced by its value: the places a tree's ``node`` fields point to."""
+
+    def __init__(self, replacements: Mapping[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
+        return self.replacements.get(id(original), updated)
 
 
 def parse_module(text: str) -> cst.Module | None:
