@@ -64,3 +64,16 @@ def twister_words(generator: random.Random) -> tuple[list[int], int] | None:
     if version != 3 or len(internal) != MT_STATE_WORDS:
         return None
     return list(internal[:-1]), internal[-1]
+
+
+def fixture_marker(value: object) -> object | None:
+    """pytest's record on a fixture function (``_pytest.fixtures.getfixturemarker``), None for anything else. Slow
+    path, None for everything: no plugin is found by the fixtures it offers, only by what the project declares."""
+    try:
+        from _pytest.fixtures import getfixturemarker
+    except ImportError:
+        return None
+    try:
+        return getfixturemarker(value)
+    except Exception:  # an object whose attribute lookup raises is no fixture
+        return None

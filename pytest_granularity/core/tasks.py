@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, overload
 
+from .pytest_spec import PytestSpec
 from .schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
 
 TASK_FILE = "task.yaml"
@@ -64,6 +65,17 @@ class Task:
     """Workspace folders appended to ``sys.path`` for the hidden tests (``src`` in a src layout)."""
     provenance: dict[str, str] | None = None
     """Where a mined task came from (its commit, date and repository); the runtime never reads it."""
+    pytest: PytestSpec | None = None
+    """How the project runs its tests (``core.pytest_spec``): every pytest run of the task reads it instead of
+    the workspace's config. None: the workspace's own config (the agent's runs), none (the verifier's)."""
+    fixture_generated: tuple[str, ...] = ()
+    """Files the project's build writes into its checkout that git ignores (a version file): taken from the
+    fixture's working tree into every workspace, since the tree at ``fixture_ref`` lacks them."""
+
+    @property
+    def pytest_config(self) -> str | None:
+        """The ini file every pytest run of the task reads, or None where the task has no ``pytest:`` spec."""
+        return self.pytest.config() if self.pytest is not None else None
 
     @property
     def hidden_paths(self) -> tuple[Path, ...]:
@@ -81,6 +93,15 @@ def load_task(path: Path) -> Task:
     path = path.resolve()
     try:
         data = read_yaml_mapping(path)
+    except DefinitionError as exc:
+        raise TaskError(exc.path, exc.field, exc.message) from None
+    return task_from_data(path, data)
+
+
+def task_from_data(path: Path, data: dict[str, Any]) -> Task:
+    """The task that ``data`` would be as the task file ``path`` (whose folder holds its own folders): what
+    :func:`load_task` gives once the file is written, so a task being built is checked before it is written."""
+    try:
         check(path, packaged_schema("task.schema.json"), data)
     except DefinitionError as exc:
         raise TaskError(exc.path, exc.field, exc.message) from None
@@ -112,6 +133,8 @@ def load_task(path: Path) -> Task:
         verifier_conftest=bool(verifier.get("conftest", False)),
         verifier_pythonpath=tuple(_relative(path, "verifier.pythonpath", p) for p in verifier.get("pythonpath", [])),
         provenance=data.get("provenance"),
+        pytest=_pytest_spec(path, data.get("pytest")),
+        fixture_generated=tuple(_relative(path, "fixture_generated", p) for p in data.get("fixture_generated", [])),
         tests=tuple(_relative(path, "tests", p) for p in data.get("tests", [])),
         macro=MacroCall(macro["skill"], dict(macro["args"])) if macro else None,
         faults=tuple(data.get("faults", [])),
@@ -125,6 +148,14 @@ def load_task(path: Path) -> Task:
         _check_fixture_apart(task, data["fixture"])
         _check_apart_from_other_tasks(task, data["fixture"])
     return task
+
+
+def _pytest_spec(path: Path, data: dict[str, Any] | None) -> PytestSpec | None:
+    if data is None:
+        return None
+    for name, folder in data["import_roots"].items():
+        _relative(path, f"pytest.import_roots.{name}", folder)
+    return PytestSpec.from_data(data)
 
 
 def _check_fixture_apart(task: Task, value: str) -> None:

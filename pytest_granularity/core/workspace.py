@@ -430,8 +430,23 @@ def _materialise(task: Task, root: Path, kept: bool) -> None:
         overlay(root, task.fixture)
     else:
         write_tree(root, _tree_at_ref(task.fixture, task.fixture_ref, task))
+        write_tree(root, _generated(task))
     if task.setup is not None:
         overlay(root, task.setup)
+
+
+def _generated(task: Task) -> dict[str, bytes]:
+    """``fixture_generated``: files the project's build wrote into the checkout, read from its working tree."""
+    files = {}
+    for rel in task.fixture_generated:
+        path = task.fixture / rel
+        if path.is_symlink() or not path.is_file():
+            raise WorkspaceError(
+                f"{task.path}: fixture_generated: {path} is missing; the project's build writes it"
+                " (install the project there, as its guide says: pip install -e .)"
+            )
+        files[rel] = path.read_bytes()
+    return files
 
 
 def _tree_at_ref(fixture: Path, ref: str, task: Task) -> Mapping[str, bytes]:

@@ -36,6 +36,8 @@ class MacroContext:
     sandbox: Sandbox = NO_SANDBOX
     tests_runner: Callable[[list[str]], PytestRun] | None = field(default=None, compare=False)
     """In a macro's process: runs the tests in the plugin's process instead (see ``answer_with_tests``)."""
+    pytest_config: str | None = None
+    """The task's config for its pytest runs (``Task.pytest_config``); None: the workspace's own."""
 
     def call_dependency(self, name: str, args: dict[str, Any]) -> str:
         """Run a declared dependency's preconditions and work in this workspace; its refusal is a MacroError."""
@@ -63,7 +65,7 @@ class MacroContext:
             raise MacroError(str(exc)) from None
         if self.tests_runner is not None:
             return self.tests_runner(chosen)
-        return run_pytest(self.root, chosen, self.test_timeout, sandbox=self.sandbox)
+        return run_pytest(self.root, chosen, self.test_timeout, sandbox=self.sandbox, config=self.pytest_config)
 
 
 Parts = dict[str, Callable[[MacroContext], Any]]

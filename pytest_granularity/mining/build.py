@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..core.tasks import TASK_FILE
+from ..core.pytest_spec import PytestSpec
 from ..core.workspace import write_tree
 from .history import Candidate, blobs
 from .layout import test_tree
@@ -60,7 +60,7 @@ def hidden_tree(found: Candidate, after: Mapping[str, bytes]) -> dict[str, bytes
     return {path: after[path] for path in test_tree(after, found.layout)}
 
 
-def write_task(
+def start_draft(
     folder: Path,
     *,
     fixture: Path,
@@ -70,13 +70,13 @@ def write_task(
     overlay: Mapping[str, bytes],
     removed: list[str],
     hidden: Mapping[str, bytes],
-    select: list[str],
-    suite: list[str],
     remote: str | None,
-    macro: dict[str, Any] | None = None,
+    spec: PytestSpec,
+    generated: list[str],
     timeout: float = VERIFIER_TIMEOUT,
-) -> Path:
-    """Write the task folder (replacing one of that name) and return its task file."""
+) -> dict[str, Any]:
+    """Write the task's own folders (``solution/``, ``verifier/``), once, and return its file's data so far:
+    what the tests decide (``decided``) comes later, and the file is written only when all is known."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -89,10 +89,6 @@ def write_task(
     if removed:
         solution["delete"] = removed
     verifier: dict[str, Any] = {"tests": "verifier/", "timeout_seconds": timeout, "conftest": True}
-    if select:
-        verifier["select"] = select
-    if suite:
-        verifier["suite"] = suite
     if found.layout.pythonpath:
         verifier["pythonpath"] = list(found.layout.pythonpath)
     data: dict[str, Any] = {
@@ -101,23 +97,41 @@ def write_task(
         "prompt": prompt + "\n",
         "fixture": fixture_value(folder, fixture),
         "fixture_ref": found.parent,
+        **({"fixture_generated": generated} if generated else {}),
         "solution": solution,
         "verifier": verifier,
+        "pytest": spec.to_data(),
     }
-    if suite:
-        data["tests"] = suite
-    if macro is not None:
-        data["macro"] = macro
-        data["faults"] = ["early", "late"]
     data["provenance"] = {
         **({"repository": remote} if remote else {}),
         "commit": found.sha,
         "date": found.date,
         "mined_by": MINED_BY,
     }
-    path = folder / TASK_FILE
-    dump_task(path, data)
-    return path
+    return data
+
+
+def decided(
+    data: Mapping[str, Any], select: list[str], suite: list[str], family: str, macro: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The draft with what its runs decided: the hidden tests that decide, the project's tests that must keep
+    passing, the family, and the reference macro call when one reproduces the commit."""
+    verifier = dict(data["verifier"])
+    verifier.pop("select", None)
+    verifier.pop("suite", None)
+    if select:
+        verifier["select"] = select
+    if suite:
+        verifier["suite"] = suite
+    done = {k: v for k, v in data.items() if k not in ("tests", "macro", "faults", "provenance")}
+    done.update(family=family, verifier=verifier)
+    if suite:
+        done["tests"] = suite
+    if macro is not None:
+        done["macro"] = macro
+        done["faults"] = ["early", "late"]
+    done["provenance"] = data["provenance"]
+    return done
 
 
 class _Plain(yaml.SafeDumper):

@@ -8,6 +8,7 @@ What is not a candidate is not counted; a candidate that cannot become a task ge
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,9 @@ from .layout import TestLayout, read_layout
 
 if TYPE_CHECKING:
     import git
+
+
+MERGE_LINE = re.compile(r"^Merge (pull request|branch|remote-tracking branch|commit) ", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -92,9 +96,12 @@ def first_parent_commits(repo: git.Repo, revisions: str) -> list[str]:
 
 
 def candidate(repo: git.Repo, sha: str) -> Candidate | None:
-    """The commit as a candidate, or None when it is not one (a merge, a root commit, no ``.py`` change)."""
+    """The commit as a candidate, or None when it is not one (a root commit, an octopus merge, no ``.py`` change).
+
+    A merge on the first-parent line (a pull request merged) is a candidate whose change is what it brought
+    in, ``M^1..M``, and whose message is the pull request's title and description (:func:`_message`)."""
     commit = repo.commit(sha)
-    if len(commit.parents) != 1:
+    if len(commit.parents) not in (1, 2):
         return None
     parent = commit.parents[0]
     changes = _changes(repo, parent.hexsha, sha)
@@ -185,5 +192,18 @@ def root_config(commit: git.Commit) -> dict[str, bytes]:
 
 def _message(repo: git.Repo, sha: str) -> str:
     """The message in UTF-8: git re-encodes one a commit's ``encoding`` header names (latin-1, say); bytes that
-    are not text in that encoding become replacement characters."""
-    return str(repo.git.log("-1", "--format=%B", "--encoding=UTF-8", sha))
+    are not text in that encoding become replacement characters.
+
+    A merge's own message is the pull request's title and description after the "Merge pull request #N from
+    user/branch" line; a merge with nothing more (``git merge`` of a branch) says what it brought in through the
+    messages of the commits it merged, oldest first."""
+    message = str(repo.git.log("-1", "--format=%B", "--encoding=UTF-8", sha))
+    if len(repo.commit(sha).parents) != 2:
+        return message
+    first, _, rest = message.strip().partition("\n")
+    if not MERGE_LINE.match(first):
+        return message
+    if rest.strip():
+        return rest.strip() + "\n"
+    merged = repo.git.log("--reverse", "--no-merges", "--format=%B%x00", "--encoding=UTF-8", f"{sha}^1..{sha}^2")
+    return "\n\n".join(m.strip() for m in merged.split("\0") if m.strip()) + "\n"

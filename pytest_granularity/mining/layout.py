@@ -55,36 +55,24 @@ def test_folder(path: PurePosixPath) -> str | None:
 
 def read_layout(files: Mapping[str, bytes]) -> TestLayout:
     """The layout from the first config file at the root that has a pytest section (pytest's order)."""
+    section = pytest_section(files)
+    if section is None:
+        return TestLayout()
+    return TestLayout(
+        testpaths=tuple(p.strip("/") for p in _words(section.get("testpaths")) if p not in (".", "")),
+        python_files=tuple(_words(section.get("python_files"))) or DEFAULT_PYTHON_FILES,
+        pythonpath=tuple(p.strip("/") for p in _words(section.get("pythonpath")) if p not in (".", "")),
+    )
+
+
+def pytest_section(files: Mapping[str, bytes]) -> Mapping[str, object] | None:
+    """The pytest options of the first config file at the root that has a pytest section, in pytest's order."""
     for name in CONFIG_FILES:
         data = files.get(name)
-        if data is None:
-            continue
-        section = _section(name, data.decode("utf-8", "replace"))
+        section = _section(name, data.decode("utf-8", "replace")) if data is not None else None
         if section is not None:
-            return TestLayout(
-                testpaths=tuple(p.strip("/") for p in _words(section.get("testpaths")) if p not in (".", "")),
-                python_files=tuple(_words(section.get("python_files"))) or DEFAULT_PYTHON_FILES,
-                pythonpath=tuple(p.strip("/") for p in _words(section.get("pythonpath")) if p not in (".", "")),
-            )
-    return TestLayout()
-
-
-def import_names(files: Iterable[str], layout: TestLayout) -> set[str]:
-    """The top-level modules and packages the project's code defines (at the root, or in ``src`` and the
-    ``pythonpath`` folders), which its tests import by name."""
-    roots = ("", "src", *layout.pythonpath)
-    names = set()
-    for path in files:
-        pure = PurePosixPath(path)
-        for root in roots:
-            parts = pure.parts[len(PurePosixPath(root).parts) :] if root else pure.parts
-            if root and not _under(pure, root):
-                continue
-            if len(parts) == 1 and pure.suffix == ".py" and not layout.is_test_support(path):
-                names.add(pure.stem)
-            elif len(parts) == 2 and parts[1] == "__init__.py":
-                names.add(parts[0])
-    return {n for n in names if n.isidentifier() and n not in ("setup", "conftest", "noxfile", "fabfile")}
+            return section
+    return None
 
 
 def test_tree(files: Iterable[str], layout: TestLayout) -> list[str]:
@@ -107,9 +95,14 @@ def test_tree(files: Iterable[str], layout: TestLayout) -> list[str]:
 def _section(name: str, text: str) -> Mapping[str, object] | None:
     if name == "pyproject.toml":
         try:
-            table = tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options")
+            tool = tomllib.loads(text).get("tool", {}).get("pytest", {})
         except tomllib.TOMLDecodeError:
             return None
+        # pytest 9 reads options from [tool.pytest] itself, native TOML; earlier ones from its ini_options table
+        native = {k: v for k, v in tool.items() if k != "ini_options"} if isinstance(tool, dict) else {}
+        table = tool.get("ini_options") if isinstance(tool, dict) else None
+        if native:
+            return native
         return table if isinstance(table, dict) else None
     parser = configparser.ConfigParser(interpolation=None)
     try:

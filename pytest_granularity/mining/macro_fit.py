@@ -51,5 +51,8 @@ def reproduces(
 ) -> bool:
     """Whether the call ``macro(args)``, made on the task's initial files, succeeds and the verifier accepts."""
     with Workspace.for_task(task, reuse=True) as workspace:
-        context = MacroContext(workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies or {}, sandbox)
+        config = task.pytest_config
+        context = MacroContext(
+            workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies or {}, sandbox, None, config
+        )
         return invoke(macro, context).ok and verify(task, workspace, sandbox).accepted

@@ -8,11 +8,9 @@ Candidates are decided ``jobs`` at a time, each in a forked worker with its own 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import multiprocessing
 import os
-import re
 import shutil
 import sys
 import time
@@ -25,23 +23,24 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..core.errors import InputError
-from ..core.tasks import TASK_FILE, Task, TaskError, load_task
+from ..core.tasks import TASK_FILE, Task, TaskError, task_from_data
 from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
 from ..process.sandbox import Sandbox
 from ..run.taskcheck import check_task_file, worker_started
 from .build import (
+    decided,
     dump_task,
     family_of,
     fixture_value,
     hidden_tree,
     remote_of,
     solution_of,
+    start_draft,
     task_id,
     tree_files,
-    write_task,
 )
+from .generated import for_tree, generated_files
 from .history import (
     Candidate,
     Limits,
@@ -49,13 +48,12 @@ from .history import (
     candidate,
     first_parent_commits,
     open_repository,
-    root_config,
     too_large,
 )
-from .layout import import_names, read_layout
 from .macro_fit import macro_fit
 from .message import clean_message, says_nothing
 from .probe import Rejected, decisive_tests, still_passing
+from .test_spec import derive, usable
 
 if TYPE_CHECKING:
     import git
@@ -69,6 +67,7 @@ REASONS = (
     "submodule change",
     "parent holds task files",
     "cannot import at the parent",
+    "missing module",
     "tests fail after",
     "tests pass before",
     "flaky",
@@ -77,9 +76,6 @@ REASONS = (
     "check failed",
 )
 """Every reason a candidate is rejected for, in the order they are tried: each candidate gets exactly one."""
-USAGE = re.compile(r"error: unrecognized arguments: .*|ERROR: usage: .*|no such option: .*")
-"""The project's own way of running its tests fails in this environment (its ``addopts`` name a plugin that is
-not installed, or not loaded: runs load only the plugins they name), whatever the change."""
 
 
 @dataclass(frozen=True)
@@ -182,13 +178,12 @@ def mine(
     out.mkdir(parents=True, exist_ok=True)
     ledger = Ledger.open(out, str(root))
     shas = first_parent_commits(repo, settings.revisions)
-    _check_not_installed(repo, shas[0], root)
     found = _candidates(repo, shas, settings.limit)
     todo = [c for c in found if c.sha not in ledger.commits]
     counts = Counter(_tally(row) for sha, row in ledger.commits.items() if sha in {c.sha for c in found})
     staging = out / STAGING
     shutil.rmtree(staging, ignore_errors=True)
-    _shared[:] = [_Job(root, out.resolve(), macros, sandbox, settings, remote_of(repo))]
+    _shared[:] = [_Job(root, out.resolve(), macros, sandbox, settings, remote_of(repo), generated_files(repo))]
     interrupted = False
     try:
         for decision in _decide_all(todo, settings.jobs):
@@ -207,20 +202,6 @@ def mine(
     ledger.write()
     kept = counts.pop("kept", 0)
     return Summary(len(shas), len(found), kept, dict(counts), seconds, interrupted)
-
-
-def _check_not_installed(repo: git.Repo, sha: str, root: Path) -> None:
-    """The hidden tests import the project after every installed module (``isolated_pytest``): an installed
-    copy of it would be tested instead of the workspace, and every test would pass before the change."""
-    files = tree_files(repo, sha)
-    for name in sorted(import_names(files, read_layout(root_config(repo.commit(sha))))):
-        spec = importlib.util.find_spec(name) if name not in sys.stdlib_module_names else None
-        origin = spec.origin if spec is not None else None
-        if origin and not Path(origin).resolve().is_relative_to(root):
-            raise InputError(
-                f"the project's '{name}' is installed in this Python ({origin}): its hidden tests would import that"
-                f" copy instead of the workspace's; mine from a virtual environment without it (pip uninstall {name})"
-            )
 
 
 def _tally(row: dict[str, Any]) -> str:
@@ -246,6 +227,8 @@ class _Job:
     sandbox: Sandbox
     settings: MineSettings
     remote: str | None
+    generated: tuple[str, ...]
+    """Files the project's build wrote into the checkout that git ignores (``generated``)."""
 
 
 _shared: list[_Job] = []
@@ -299,6 +282,9 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     prompt = clean_message(found.message)
     _screen(repo, found, prompt, job)
     after = tree_files(repo, found.sha)
+    spec, problem = usable(derive(after, found.layout))
+    if problem:
+        raise Rejected("project's config fails here", problem)
     overlay, removed = solution_of(found, after)
     hidden = hidden_tree(found, after)
     before = tree_files(repo, found.parent)
@@ -306,40 +292,34 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     unchanged = {p for p in hidden if found.layout.is_test_file(p) and before.get(p) == hidden[p]}
     name = task_id(job.root.name, found, prompt)
     folder = job.out / STAGING / found.sha / name
-
-    def write(select: list[str], suite: list[str], family: str, macro: dict[str, Any] | None = None) -> Path:
-        return write_task(
-            folder,
-            fixture=job.root,
-            found=found,
-            prompt=prompt,
-            family=family,
-            overlay=overlay,
-            removed=removed,
-            hidden=hidden,
-            select=select,
-            suite=suite,
-            remote=job.remote,
-            macro=macro,
-            timeout=job.settings.timeout,
-        )
-
     family = family_of(found)
-    task = load_task(write([], [], family))
-    decisive = decisive_tests(task, changed, unchanged, job.settings.repeats, job.sandbox)
-    suite = decisive.pass_to_pass_files + _still_passing(task, found, before, changed, job)
-    selected = load_task(write(decisive.fail_to_pass, suite, family))
-    fit = macro_fit(selected, before, job.macros, job.sandbox)
+    draft = start_draft(
+        folder,
+        fixture=job.root,
+        found=found,
+        prompt=prompt,
+        family=family,
+        overlay=overlay,
+        removed=removed,
+        hidden=hidden,
+        remote=job.remote,
+        spec=spec,
+        generated=for_tree(job.generated, before),
+        timeout=job.settings.timeout,
+    )
+    path = folder / TASK_FILE
+    decisive = decisive_tests(task_from_data(path, draft), changed, unchanged, job.settings.repeats, job.sandbox)
+    selected = decided(draft, decisive.fail_to_pass, [], family)
+    suite = decisive.pass_to_pass_files + _still_passing(task_from_data(path, selected), found, before, changed, job)
+    selected = decided(draft, decisive.fail_to_pass, suite, family)
+    fit = macro_fit(task_from_data(path, selected), before, job.macros, job.sandbox)
     if fit.call is not None or fit.tried:
         family = family if fit.call is not None else "recovery"
-        write(decisive.fail_to_pass, suite, family, fit.call)
-    check = check_task_file(folder / TASK_FILE, job.macros, True, job.sandbox)
+        selected = decided(draft, decisive.fail_to_pass, suite, family, fit.call)
+    dump_task(path, selected)
+    check = check_task_file(path, job.macros, True, job.sandbox)
     if not check.ok:
-        problem = check.problems[0]
-        usage = USAGE.search(problem)
-        if usage:
-            raise Rejected("project's config fails here", usage.group(0))
-        raise Rejected("check failed", _named(problem))
+        raise Rejected("check failed", _named(check.problems[0]))
     _move(folder, job.out / name, job.root)
     skill = fit.call["skill"] if fit.call else None
     return _Kept(name, family, len(decisive.fail_to_pass), skill, fit.tried)

@@ -8,6 +8,7 @@ dropped as flaky.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -18,6 +19,8 @@ from ..verifier.verify import VERIFIER_DIR, hidden_run
 
 PREFIX = VERIFIER_DIR + "/"
 FAILING = ("failed", "error")
+MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+EVIDENCE_LINES = 3
 
 
 class Rejected(Exception):
@@ -35,6 +38,8 @@ class Side:
 
     outcomes: Mapping[str, str]
     errors: tuple[str, ...]
+    output: str = ""
+    """The end of the run's output: the evidence a rejection carries."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ def run_side(task: Task, solved: bool, sandbox: Sandbox) -> Side:
     outcomes = {_local(node): outcome for node, outcome in results.get("outcomes", {}).items()}
     outcomes = {node: outcome for node, outcome in outcomes.items() if node is not None}
     errors = tuple(filter(None, (_local(node) for node in results.get("errors", []))))
-    return Side(outcomes, errors)  # type: ignore[arg-type]
+    return Side(outcomes, errors, run.tail())  # type: ignore[arg-type]
 
 
 def decisive_tests(
@@ -65,14 +70,19 @@ def decisive_tests(
     every test passes on both sides; a :class:`Rejected` names why there are none."""
     before, after = run_side(task, False, sandbox), run_side(task, True, sandbox)
     if not after.outcomes:
-        raise Rejected("tests fail after", _collection(after) or "no test ran on the commit")
+        _missing_module(after)
+        raise Rejected("tests fail after", _evidence(after, _collection(after) or "no test ran on the commit"))
     if not before.outcomes and not (before.errors and {_file(e) for e in before.errors} <= changed_tests):
         # Collection errors only in the files the commit changed are its tests failing before (they import what
         # it adds); an unchanged file, a conftest or the package failing to import is the parent's own.
-        raise Rejected("cannot import at the parent", _collection(before) or "no test could run on the parent")
+        _missing_module(before)
+        problem = _collection(before) or "no test could run on the parent"
+        raise Rejected("cannot import at the parent", _evidence(before, problem))
     passing_after = [n for n, o in after.outcomes.items() if o == "passed" and _file(n) in changed_tests]
     if not passing_after:
-        raise Rejected("tests fail after", "no test of the commit's changed test files passes on the commit")
+        _missing_module(after)
+        problem = "no test of the commit's changed test files passes on the commit"
+        raise Rejected("tests fail after", _evidence(after, problem))
     chosen = sorted(n for n in passing_after if before.outcomes.get(n, "error") in FAILING)
     if not chosen:
         raise Rejected("tests pass before", f"all {len(passing_after)} passing tests pass on the parent too")
@@ -112,6 +122,21 @@ def _passing_files(before: Side, after: Side, unchanged: set[str]) -> list[str]:
         for error in side.errors:
             files[_file(error)] = False
     return sorted(path for path, good in files.items() if good)
+
+
+def _missing_module(side: Side) -> None:
+    """A run that failed for a module this Python lacks is rejected for that, by name: installing it is the fix."""
+    found = MISSING.search(side.output)
+    if found:
+        raise Rejected("missing module", found.group(1).split(".")[0])
+
+
+def _evidence(side: Side, problem: str) -> str:
+    """The problem and the first lines of the error that decided it (pytest's ``E`` lines, else its last lines)."""
+    lines = [line.strip() for line in side.output.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith(("E ", "ERROR", "ImportError", "INTERNALERROR"))]
+    shown = (errors or lines[-EVIDENCE_LINES:])[:EVIDENCE_LINES]
+    return " | ".join([problem, *shown])
 
 
 def _local(node: str) -> str | None:

@@ -84,6 +84,7 @@ def run_pytest(
     isolated: bool = False,
     sandbox: Sandbox = NO_SANDBOX,
     memo_scope: str = "",
+    config: str | None = None,
 ) -> PytestRun:
     """Run pytest in ``cwd``; a run on byte-identical files with the same arguments is not repeated.
 
@@ -96,12 +97,15 @@ def run_pytest(
     be deterministic (the benchmark's are), so the memo returns the earlier result; a run that
     timed out is never remembered, since a timeout can be the machine's fault. Runs of different
     ``memo_scope`` never share a result: the verifier's own runs never reuse one the agent started.
+
+    ``config`` is the ini file the run reads in place of the workspace's (a task's ``pytest:`` spec,
+    ``core.pytest_spec``); an isolated run without one reads an empty config of ours.
     """
-    key = _memo_key(cwd, args, timeout, isolated, sandbox, memo_scope)
+    key = _memo_key(cwd, args, timeout, isolated, sandbox, memo_scope, config)
     if key in _MEMO:
         _MEMO.move_to_end(key)
         return _MEMO[key]
-    result = _run(cwd, args, timeout, isolated, sandbox)
+    result = _run(cwd, args, timeout, isolated, sandbox, config)
     if not result.timed_out:
         _MEMO[key] = result
         if len(_MEMO) > MEMO_SIZE:
@@ -109,23 +113,29 @@ def run_pytest(
     return result
 
 
-def _memo_key(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, scope: str) -> str:
+def _memo_key(
+    cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, scope: str, config: str | None
+) -> str:
     from ..core.workspace import read_tree, tree_digest
 
-    settings = repr((sys.executable, list(args), timeout, isolated, sandbox.mode, scope, tree_digest(read_tree(cwd))))
+    files = tree_digest(read_tree(cwd))
+    settings = repr((sys.executable, list(args), timeout, isolated, sandbox.mode, scope, files, config))
     return hashlib.blake2b(settings.encode(), digest_size=20).hexdigest()
 
 
-def _run(cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox) -> PytestRun:
+def _run(
+    cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, config: str | None
+) -> PytestRun:
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", test_timer.__name__, *args]
     server = None if os.environ.get(COLD_ENV) == "1" else server_for(cwd, sandbox, partial(_environment, cwd))
     if server is not None:
         try:
-            return _run_with(server.scratch, cwd, options, isolated, timeout, partial(server.run, timeout=timeout))
+            launch = partial(server.run, timeout=timeout)
+            return _run_with(server.scratch, cwd, options, isolated, config, timeout, launch)
         finally:
             server.clean()
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
-        return _run_with(Path(scratch), cwd, options, isolated, timeout, partial(_cold, sandbox, timeout))
+        return _run_with(Path(scratch), cwd, options, isolated, config, timeout, partial(_cold, sandbox, timeout))
 
 
 COLD_ENV = "GRANULARITY_COLD_PYTEST"
@@ -137,11 +147,14 @@ Launch = Callable[[PytestRequest], tuple[bytes, int | None]]
 
 
 def _run_with(
-    scratch: Path, cwd: Path, options: list[str], isolated: bool, timeout: float, launch: Launch
+    scratch: Path, cwd: Path, options: list[str], isolated: bool, config: str | None, timeout: float, launch: Launch
 ) -> PytestRun:
     """One run with ``scratch`` as its temporary folder, started by ``launch``, cold or warm alike."""
     results, nonce = scratch / "granularity-results.json", secrets.token_hex(16)
-    pytest_args = _isolated_args(cwd, scratch, options) if isolated else options
+    if isolated or config is not None:
+        pytest_args = _config_args(cwd, scratch, config or EMPTY_CONFIG, options)
+    else:
+        pytest_args = options
     vouched = frozenset() if isolated else vouched_for(cwd)  # the hidden verifier teaches a server nothing
     with marked(_environment(cwd, scratch, isolated)) as mark:
         env = mark.env
@@ -244,12 +257,15 @@ def _drained(process: subprocess.Popen[bytes]) -> bytes:
 ISOLATED_SCRIPT = Path(__file__).with_name("isolated_pytest.py")
 
 
-def _isolated_args(cwd: Path, scratch: Path, options: Sequence[str]) -> list[str]:
-    """An isolated run's pytest arguments: an empty config file of ours, so the workspace's ``pytest.ini``,
-    ``pyproject.toml``, ``tox.ini`` and ``setup.cfg`` are never read."""
-    config = scratch / "granularity-pytest.ini"
-    config.write_text("[pytest]\n")
-    return ["-c", str(config), f"--rootdir={cwd}", "--color=no", "--code-highlight=no", *options]
+EMPTY_CONFIG = "[pytest]\n"
+
+
+def _config_args(cwd: Path, scratch: Path, config: str, options: Sequence[str]) -> list[str]:
+    """A run's pytest arguments with a config file of ours (an isolated run's is empty, a task's spec gives its
+    own), so the workspace's ``pytest.ini``, ``pyproject.toml``, ``tox.ini`` and ``setup.cfg`` are never read."""
+    path = scratch / "granularity-pytest.ini"
+    path.write_text(config, encoding="utf-8")
+    return ["-c", str(path), f"--rootdir={cwd}", "--color=no", "--code-highlight=no", *options]
 
 
 def _outside_paths(pythonpath: str, cwd: Path) -> str:

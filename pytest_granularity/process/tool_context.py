@@ -19,6 +19,9 @@ class ToolContext:
     tests: tuple[str, ...] = ()
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     sandbox: Sandbox = NO_SANDBOX
+    pytest_config: str | None = None
+    """The task's config for its pytest runs (``Task.pytest_config``); None: the workspace's own."""
 
     def run_pytest(self, paths: list[str]) -> PytestRun:
-        return run_pytest(self.workspace.root, paths, self.test_timeout, sandbox=self.sandbox)
+        root, config = self.workspace.root, self.pytest_config
+        return run_pytest(root, paths, self.test_timeout, sandbox=self.sandbox, config=config)

@@ -495,7 +495,7 @@ def _invoke(
 ) -> MacroOutcome:
     assert task.macro is not None
     args = {k: v for k, v in {**task.macro.args, **breaker.get("args", {})}.items() if v is not None}
-    context = MacroContext(ws, args, task.tests, 60.0, sandbox=sandbox)
+    context = MacroContext(ws, args, task.tests, 60.0, sandbox=sandbox, pytest_config=task.pytest_config)
     return invoke(macro, context, fault) if fault else invoke(macro, context)
 
 

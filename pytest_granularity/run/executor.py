@@ -415,7 +415,15 @@ class Run:
         with self.execution.clock.timing("macros"):
             outcome = invoke_remembered(
                 macro,
-                MacroContext(ctx.workspace, dict(args), ctx.tests, ctx.test_timeout, dependencies, ctx.sandbox),
+                MacroContext(
+                    ctx.workspace,
+                    dict(args),
+                    ctx.tests,
+                    ctx.test_timeout,
+                    dependencies,
+                    ctx.sandbox,
+                    pytest_config=ctx.pytest_config,
+                ),
                 self.fault,
             )
         macros.record(name, outcome.failure_class, outcome.injected)

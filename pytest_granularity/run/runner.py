@@ -83,7 +83,7 @@ def _run(
             task,
             policy,
             agent,
-            ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox),
+            ToolContext(workspace, task.tests, settings.test_timeout, settings.sandbox, task.pytest_config),
             settings.macros,
             _limits(task, settings),
             fault_point,

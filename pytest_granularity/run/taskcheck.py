@@ -163,7 +163,9 @@ def _problems(task: Task, sandbox: Sandbox) -> list[str]:
         if not after.accepted:
             reason = after.infrastructure_error or "tests failed"
             problems.append(f"the verifier rejects the reference solution ({reason}):\n{after.output}")
-        own = run_pytest(solved.root, list(task.tests), task.verifier_timeout, sandbox=sandbox)
+        own = run_pytest(
+            solved.root, list(task.tests), task.verifier_timeout, sandbox=sandbox, config=task.pytest_config
+        )
         if not own.passed:
             problems.append(f"the project's own tests fail on the reference solution:\n{own.tail()}")
     return problems

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.pytest_spec import install_line
 from ..core.tasks import Task
 from ..core.workspace import IGNORED_DIRS, IGNORED_SUFFIXES, Workspace, overlay, read_tree
 from ..process.isolated_pytest import APPEND_PATH_INI, CANARY_PREFIX
@@ -58,6 +59,12 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, f
     infrastructure error in a whole run) is never reached.
     """
     _clear(workspace.root / VERIFIER_DIR)
+    missing = task.pytest.missing_plugins() if task.pytest is not None else []
+    if missing:
+        names = ", ".join(p.module for p in missing)
+        return Verdict(
+            False, "", f"the task's tests need pytest plugins not installed here ({names}): {install_line(missing)}"
+        )
     lone = _drop_bytecode(workspace.root)
     if lone:
         shown = ", ".join(lone[:NAMED]) + (" ..." if len(lone) > NAMED else "")
@@ -96,6 +103,7 @@ def hidden_run(
             task.verifier_timeout,
             isolated=True,
             sandbox=sandbox,
+            config=task.pytest_config,
         )
     finally:
         _clear(folder)
@@ -121,7 +129,8 @@ def _hidden_test_options(task: Task, folder: Path) -> list[str]:
 def _targets(task: Task, canary: str) -> list[str]:
     """The whole verifier folder, or only the selected tests and the canary (``verifier.select``)."""
     if not task.verifier_select:
-        return [VERIFIER_DIR]
+        # a project's python_files may not match the canary's name: name it, and pytest collects it all the same
+        return [VERIFIER_DIR] if task.pytest is None else [VERIFIER_DIR, f"{VERIFIER_DIR}/{canary}.py"]
     return [*(f"{VERIFIER_DIR}/{node}" for node in task.verifier_select), f"{VERIFIER_DIR}/{canary}.py"]
 
 
@@ -141,6 +150,7 @@ def _project_suite(task: Task, workspace: Workspace, sandbox: Sandbox, first_fai
         task.verifier_timeout,
         sandbox=sandbox,
         memo_scope=SUITE_SCOPE,
+        config=task.pytest_config,
     )
     shown = " ".join(paths)
     if run.timed_out:
