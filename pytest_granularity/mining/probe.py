@@ -95,11 +95,13 @@ def decisive_tests(
 def still_passing(parent_tests: Task, sandbox: Sandbox) -> list[str]:
     """The parent's own versions of the test files the commit changed, test by test: those that pass on the
     parent and on the reference solution. With the unchanged files that pass, they are the tests an agent
-    sees in the workspace that must keep passing (``tests`` and ``verifier.suite``)."""
+    sees in the workspace that must keep passing (``tests`` and ``verifier.suite``). In the order they ran,
+    which is the file's: named on the command line, tests run in the order given, and a project's tests can
+    depend on their order (one registers a class that a later one counts)."""
     if not parent_tests.verifier_select:
         return []
     before, after = run_side(parent_tests, False, sandbox), run_side(parent_tests, True, sandbox)
-    return sorted(n for n, o in after.outcomes.items() if o == "passed" and before.outcomes.get(n) == "passed")
+    return [n for n, o in after.outcomes.items() if o == "passed" and before.outcomes.get(n) == "passed"]
 
 
 def _confirmed(task: Task, chosen: list[str], repeats: int, sandbox: Sandbox) -> list[str]:
