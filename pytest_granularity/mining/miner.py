@@ -56,6 +56,7 @@ from .layout import import_names, read_layout
 from .macro_fit import macro_fit
 from .message import clean_message, says_nothing
 from .probe import Rejected, decisive_tests, still_passing
+from .shards import Shard, in_shard, run_fields
 
 if TYPE_CHECKING:
     import git
@@ -90,6 +91,7 @@ class MineSettings:
     repeats: int = 2
     timeout: float = 120.0
     limits: Limits = field(default_factory=Limits)
+    shard: Shard | None = None
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def mine(
     ledger = Ledger.open(out, str(root))
     shas = first_parent_commits(repo, settings.revisions)
     _check_not_installed(repo, shas[0], root)
-    found = _candidates(repo, shas, settings.limit)
+    found = in_shard(_candidates(repo, shas, settings.limit), settings.shard)
     todo = [c for c in found if c.sha not in ledger.commits]
     counts = Counter(_tally(row) for sha, row in ledger.commits.items() if sha in {c.sha for c in found})
     staging = out / STAGING
@@ -203,7 +205,8 @@ def mine(
         sandbox.servers.stop()
         remove_kept_folders()
     seconds = time.monotonic() - started
-    ledger.runs.append({"revisions": settings.revisions, "jobs": settings.jobs, "seconds": round(seconds, 1)})
+    run = {"revisions": settings.revisions, "jobs": settings.jobs, "seconds": round(seconds, 1)}
+    ledger.runs.append({**run, **run_fields(settings.shard)})
     ledger.write()
     kept = counts.pop("kept", 0)
     return Summary(len(shas), len(found), kept, dict(counts), seconds, interrupted)
