@@ -79,6 +79,13 @@ def _parser() -> argparse.ArgumentParser:
             description="Mine tasks from REPO's first-parent history into DIR; see docs/mining.md.",
         )
     )
+    joining = tasks.add_parser(
+        "merge",
+        help="join the folders of tasks mine --shard runs into one, as a single run writes it",
+        description="Copy the task folders of every DIR into OUT, with one mined.json of all their decisions.",
+    )
+    joining.add_argument("folders", nargs="+", type=Path, metavar="DIR", help="a folder that tasks mine --shard wrote")
+    joining.add_argument("-o", "--output", type=Path, required=True, metavar="OUT", help="a new or empty folder")
     stats = tasks.add_parser("stats", help="per family: task count, macro-fit spread and macros used (markdown)")
     stats.add_argument("paths", nargs="*", type=Path, default=[Path("benchmark_tasks")])
     report = commands.add_parser("report", help="re-render the table of a saved --granularity-report")
@@ -170,6 +177,9 @@ def _mine_arguments(mine: argparse.ArgumentParser) -> None:
         "--revisions", default="HEAD", metavar="RANGE", help="what to mine, as git rev-list takes it (default: HEAD)"
     )
     mine.add_argument("--limit", type=int, metavar="N", help="only the N most recent candidates")
+    mine.add_argument(
+        "--shard", metavar="K/N", help="only the K-th of N interleaved parts of the candidates (tasks merge joins them)"
+    )
     mine.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="candidates decided at once (default: cores)"
     )
@@ -595,22 +605,34 @@ def _tasks_mine(config: pytest.Config, args: argparse.Namespace) -> int:
     from .macros import MacroRegistry
     from .mining.miner import MineSettings, mine, print_progress
     from .mining.report import summary_table
+    from .mining.shards import parse_shard
     from .plugin.extensions import macro_roots
     from .process import interrupts
 
     _at_least(("--limit", args.limit, 1), ("--jobs", args.jobs, 1), ("--repeats", args.repeats, 1))
     if args.timeout <= 0:
         raise InputError(f"--timeout {args.timeout:g}: must be above 0")
+    shard = parse_shard(args.shard) if args.shard is not None else None
+    _check_output_folder(args.output)
     interrupts.install()
     macros = MacroRegistry.load(macro_roots(config, args.macros))
     sandbox = _sandbox(config, args.sandbox)
     print(f"granularity tasks mine: {sandbox.describe()}", file=sys.stderr)
-    settings = MineSettings(args.revisions, args.limit, args.jobs, args.repeats, args.timeout)
+    settings = MineSettings(args.revisions, args.limit, args.jobs, args.repeats, args.timeout, shard=shard)
     summary = mine(args.repo, args.output, macros, sandbox, settings, print_progress)
     print(summary_table(summary))
     if summary.interrupted:
         print("granularity tasks mine: interrupted; run it again to resume", file=sys.stderr)
         return 130
+    return 0
+
+
+def _tasks_merge(args: argparse.Namespace) -> int:
+    from .mining.merge import merge_shards
+
+    _check_output_folder(args.output)
+    merged = merge_shards(args.folders, args.output)
+    print(f"merged {merged.tasks} tasks and {merged.commits} decisions of {merged.shards} folders into {args.output}")
     return 0
 
 
@@ -636,6 +658,15 @@ def _at_least(*options: tuple[str, int | None, int]) -> None:
             raise InputError(f"{name} {value}: must be at least {least}")
 
 
+def _check_output_folder(path: Path) -> None:
+    """Refuse, before any work, an output folder that names a file or a device or cannot be written."""
+    from .plugin.output_paths import folder_problem
+
+    problem = folder_problem(path)
+    if problem:
+        raise InputError(f"-o: {problem}")
+
+
 def _sandbox(config: pytest.Config, mode: str | None) -> Sandbox:
     """The sandbox a command's runs use: ``mode`` as given, else the ``granularity_sandbox`` ini key."""
     import pytest
@@ -653,6 +684,7 @@ Command = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Command] = {
     "tasks check": _with_config(_tasks_check, "paths"),
     "tasks mine": _with_config(_tasks_mine),
+    "tasks merge": _tasks_merge,
     "tasks stats": _tasks_stats,
     "report": _report,
     "merge": _merge,

@@ -302,6 +302,70 @@ def host_workflow_block(root: Path) -> str:
     return f"```yaml\n{workflow_head('claude-code-gate')}{steps}```"
 
 
+MINING_WORKFLOW = """\
+name: mine-tasks
+on:
+  workflow_dispatch:
+permissions:
+  contents: read                # mining reads the history; nothing is written back
+env:
+  SHARDS: 4                     # the runners; the matrix below counts 1 to SHARDS
+jobs:
+  mine:
+    runs-on: ubuntu-latest
+    strategy:
+      fail-fast: false
+      matrix:
+        shard: [1, 2, 3, 4]
+    steps:
+      - uses: actions/checkout@11d5960a326750d5838078e36cf38b85af677262  # v4.4.0
+        with:
+          path: repo
+          fetch-depth: 0        # the whole history: a shallow clone is refused
+          persist-credentials: false
+      - uses: actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065  # v5.6.0
+        with:
+          python-version: "3.11"
+      - run: |                  # the sandbox for the tests and the cheating agents (docs/sandbox.md)
+          sudo apt-get install -y bubblewrap || {{ sudo apt-get update && sudo apt-get install -y bubblewrap; }}
+          sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true
+      - run: python -m pip install '{requirement}'   # and your tests' dependencies, not your project
+      - run: granularity tasks mine repo -o "mined-$SHARD" --shard "$SHARD/$SHARDS"
+        env:
+          SHARD: ${{{{ matrix.shard }}}}
+      - uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02  # v4.6.2
+        with:
+          name: mined-${{{{ matrix.shard }}}}
+          path: mined-${{{{ matrix.shard }}}}/
+          include-hidden-files: true   # a test tree's dotfiles are the task's too
+          if-no-files-found: error
+  merge:
+    needs: mine
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065  # v5.6.0
+        with:
+          python-version: "3.11"
+      - run: python -m pip install '{requirement}'
+      - uses: actions/download-artifact@d3f86a106a0bac45b974a628896c90dbdf5c8093  # v4.3.0
+        with:
+          pattern: mined-*
+          path: shards/         # each shard in shards/mined-K/
+      - run: granularity tasks merge shards/mined-* -o mined-tasks
+      - uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02  # v4.6.2
+        with:
+          name: mined-tasks
+          path: mined-tasks/
+          include-hidden-files: true   # a test tree's dotfiles are the task's too
+          if-no-files-found: error
+"""
+
+
+def mining_workflow_block(root: Path) -> str:
+    """docs/mining.md's workflow to copy: a history mined in shards on parallel runners, then merged."""
+    return f"```yaml\n{MINING_WORKFLOW.format(requirement=requirement())}```"
+
+
 GENERATORS: dict[str, Callable[[Path], str]] = {
     "reference-results": reference_results,
     "hybrid-table": hybrid_table,
@@ -316,6 +380,7 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "evolution-time-split": evolution_time_split,
     "gate-workflow": gate_workflow_block,
     "host-workflow": host_workflow_block,
+    "mining-workflow": mining_workflow_block,
 }
 
 

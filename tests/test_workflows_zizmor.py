@@ -1,7 +1,7 @@
 """The workflows teams copy pass zizmor (GitHub Actions static analysis), offline.
 
-Both this repository's own workflows and the copy-paste workflow of docs/gate.md, extracted
-from the page as printed: an action not pinned to a commit hash, a token persisted into an
+Both this repository's own workflows and the copy-paste workflows of docs/gate.md and
+docs/mining.md, extracted from the pages as printed: an action not pinned to a commit hash, a token persisted into an
 uploaded artifact, broad permissions or a template expanded into a shell script is a finding,
 and any finding fails, unless the workflow explains and suppresses it inline
 (``# zizmor: ignore[audit]``). zizmor comes from the ``test`` extra (``.ci/run`` installs it).
@@ -20,7 +20,8 @@ from conftest import REPO
 
 ZIZMOR = shutil.which("zizmor") or shutil.which("zizmor", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(ZIZMOR is None, reason="zizmor is not installed (pip install -e '.[test]')")
-WORKFLOW_BLOCK = re.compile(r"```yaml\n(name: granularity\n.*?)```", re.S)
+DOCS_WORKFLOWS = {"docs-gate-workflow": ("gate.md", "granularity"), "docs-mining-workflow": ("mining.md", "mine-tasks")}
+"""Each workflow a page prints to copy: its page, and the name it starts with."""
 
 
 def zizmor(path: Path) -> subprocess.CompletedProcess[str]:
@@ -33,19 +34,22 @@ def zizmor(path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def gate_workflow() -> str:
-    (block,) = WORKFLOW_BLOCK.findall((REPO / "docs" / "gate.md").read_text())
+def docs_workflow(page: str, name: str) -> str:
+    (block,) = re.findall(rf"```yaml\n(name: {name}\n.*?)```", (REPO / "docs" / page).read_text(), re.S)
     return block
 
 
-@pytest.mark.parametrize(
-    "folder", [REPO / ".github" / "workflows", None], ids=["repository-workflows", "docs-gate-workflow"]
-)
-def test_no_finding_that_is_not_explained_and_suppressed(folder, tmp_path):
-    if folder is None:
+def gate_workflow() -> str:
+    return docs_workflow(*DOCS_WORKFLOWS["docs-gate-workflow"])
+
+
+@pytest.mark.parametrize("shown", [None, *DOCS_WORKFLOWS], ids=["repository-workflows", *DOCS_WORKFLOWS])
+def test_no_finding_that_is_not_explained_and_suppressed(shown, tmp_path):
+    folder = REPO / ".github" / "workflows"
+    if shown is not None:
         folder = tmp_path / ".github" / "workflows"
         folder.mkdir(parents=True)
-        (folder / "granularity.yml").write_text(gate_workflow())
+        (folder / "granularity.yml").write_text(docs_workflow(*DOCS_WORKFLOWS[shown]))
     result = zizmor(folder)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings to report" in result.stdout + result.stderr
@@ -63,6 +67,7 @@ def test_zizmor_does_find_what_the_workflows_avoid(tmp_path):
 
 
 def test_every_action_is_pinned_to_a_full_commit_hash_with_its_tag_beside_it():
-    texts = [p.read_text() for p in sorted((REPO / ".github" / "workflows").glob("*.yml"))] + [gate_workflow()]
+    texts = [p.read_text() for p in sorted((REPO / ".github" / "workflows").glob("*.yml"))]
+    texts += [docs_workflow(*shown) for shown in DOCS_WORKFLOWS.values()]
     uses = [line.strip() for text in texts for line in text.splitlines() if "uses:" in line]
     assert uses and all(re.search(r"uses: [\w.-]+/[\w.-]+@[0-9a-f]{40}  # v\d+\.\d+\.\d+$", u) for u in uses), uses

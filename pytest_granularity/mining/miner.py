@@ -53,6 +53,7 @@ from .history import (
 from .macro_fit import macro_fit
 from .message import clean_message, says_nothing
 from .probe import Rejected, decisive_tests, still_passing
+from .shards import Shard, in_shard, run_fields
 from .test_spec import derive, usable
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ class MineSettings:
     repeats: int = 2
     timeout: float = 120.0
     limits: Limits = field(default_factory=Limits)
+    shard: Shard | None = None
 
 
 @dataclass(frozen=True)
@@ -178,7 +180,7 @@ def mine(
     out.mkdir(parents=True, exist_ok=True)
     ledger = Ledger.open(out, str(root))
     shas = first_parent_commits(repo, settings.revisions)
-    found = _candidates(repo, shas, settings.limit)
+    found = in_shard(_candidates(repo, shas, settings.limit), settings.shard)
     todo = [c for c in found if c.sha not in ledger.commits]
     counts = Counter(_tally(row) for sha, row in ledger.commits.items() if sha in {c.sha for c in found})
     staging = out / STAGING
@@ -198,7 +200,8 @@ def mine(
         sandbox.servers.stop()
         remove_kept_folders()
     seconds = time.monotonic() - started
-    ledger.runs.append({"revisions": settings.revisions, "jobs": settings.jobs, "seconds": round(seconds, 1)})
+    run = {"revisions": settings.revisions, "jobs": settings.jobs, "seconds": round(seconds, 1)}
+    ledger.runs.append({**run, **run_fields(settings.shard)})
     ledger.write()
     kept = counts.pop("kept", 0)
     return Summary(len(shas), len(found), kept, dict(counts), seconds, interrupted)

@@ -1,4 +1,4 @@
-"""Checking, before a run starts, that the files it will write at the end can be written.
+"""Checking, before a run starts, that the files and folders it will write can be written.
 
 A report or plot path that is a folder, or lies under a file or an unwritable folder, would only
 fail after the whole benchmark ran, losing it. Nothing is created here: the nearest existing
@@ -22,7 +22,19 @@ def output_problem(path: Path, companions: Iterable[Path] = ()) -> str | None:
         kind = _special(target)
         if kind:
             return f"{target} is {kind}, not a regular file; give the path of a file to write"
-    folder = path.parent
+    return _unwritable(path.parent, path)
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why a command cannot make ``path`` a folder and write in it, or None: refused before any work, in words
+    (creating it over a file or a device says only ``[Errno 17] File exists``)."""
+    if path.exists() and not path.is_dir():
+        return f"{path} is {_special(path) or 'a file'}, not a folder"
+    return _unwritable(path, path)
+
+
+def _unwritable(folder: Path, path: Path) -> str | None:
+    """Why ``path`` cannot be created in ``folder`` (or its nearest existing ancestor), or None."""
     while not folder.exists():
         folder = folder.parent
     if not folder.is_dir():
