@@ -76,7 +76,8 @@ def test_a_private_helper_is_listed_only_when_a_test_uses_it_itself() -> None:
 
 def test_a_method_added_to_an_existing_class_and_called_on_an_instance_is_listed() -> None:
     before = "class Box:\n    def __init__(self, width):\n        self.width = width\n"
-    after = before + '\n    def area(self, height=1):\n        """Width times height."""\n        return self.width\n'
+    doc = '"""Width times\n        height. One by default."""'  # its first sentence wraps: the line gives it whole
+    after = before + f"\n    def area(self, height=1):\n        {doc}\n        return self.width\n"
     test = "from strutils.text import Box\n\ndef test_it():\n    box = Box(3)\n    assert box.area(2) == 6\n"
     assert mined(before, after, test).section() == (
         "The tests use:\n- strutils.text.Box.area(height=1): Width times height."

@@ -8,6 +8,7 @@ seen, and only the first definition of a name counts (a property's setter does n
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from ..macros.kit import FunctionNode, without_docstring
 
 Scope = ast.Module | ast.ClassDef
+SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Definition:
     (``Box.area(unit)``); a class by its ``__init__``'s parameters when it has one (``Box(width)``), else
     by its name; a property or a name bare (``Box.size``, ``VERSION``)."""
     doc: str
-    """The docstring's first line; empty when there is none."""
+    """The docstring's first sentence; empty when there is none."""
     body: str
     """The code less its docstring: two names with the same body are one definition renamed."""
     after: str
@@ -46,7 +48,7 @@ class Definition:
 
 @dataclass(frozen=True)
 class Surface:
-    """A module's docstring's first line and its definitions, by qualified name in the order written."""
+    """A module's docstring's first sentence and its definitions, by qualified name in the order written."""
 
     doc: str
     definitions: dict[str, Definition]
@@ -60,7 +62,7 @@ def surface(source: bytes) -> Surface | None:
     found: dict[str, Definition] = {}
     for definition in _scope(tree, ""):
         found.setdefault(definition.qualname, definition)
-    return Surface(_first_line(ast.get_docstring(tree)), found)
+    return Surface(_summary(ast.get_docstring(tree)), found)
 
 
 def parse(source: bytes) -> ast.Module | None:
@@ -108,7 +110,7 @@ def _named(body: list[ast.stmt]) -> Iterator[tuple[ast.AST, str]]:
 
 def _definition(node: ast.ClassDef | FunctionNode, qualname: str, kind: str, signature: str, after: str) -> Definition:
     body = ast.dump(ast.Module(body=without_docstring(node.body), type_ignores=[]))
-    return Definition(qualname, kind, signature, _first_line(ast.get_docstring(node)), body, after)
+    return Definition(qualname, kind, signature, _summary(ast.get_docstring(node)), body, after)
 
 
 def _function_signature(node: FunctionNode, qualname: str, method: bool) -> str:
@@ -157,5 +159,8 @@ def _parameter(arg: ast.arg, default: ast.expr | None) -> str:
     return f"{text} = {ast.unparse(default)}" if arg.annotation else f"{text}={ast.unparse(default)}"
 
 
-def _first_line(doc: str | None) -> str:
-    return doc.strip().split("\n", 1)[0].strip() if doc else ""
+def _summary(doc: str | None) -> str:
+    """The docstring's first sentence, on one line: a first line that wraps mid-sentence would end the
+    interface's line halfway through a thought. Its whole first paragraph when no sentence ends in it."""
+    paragraph = " ".join((doc or "").strip().split("\n\n", 1)[0].split())
+    return SENTENCE_END.split(paragraph, maxsplit=1)[0]
