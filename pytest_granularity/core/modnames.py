@@ -6,6 +6,7 @@ imports to rewrite), so both read a project's imports the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from pathlib import Path, PurePosixPath
 
 
@@ -43,9 +44,19 @@ def import_name(root: Path, rel: str) -> str:
     test file in a plain ``tests/`` folder is imported by its own name. A folder that does not
     exist yet counts as a package: a move creates it with an ``__init__.py``.
     """
+    return _import_name(rel, lambda folder: _is_package(root / folder))
+
+
+def tree_import_name(paths: Collection[str], rel: str) -> str:
+    """``import_name`` in a tree known by its file paths (a commit's), where a package is a folder with an
+    ``__init__.py`` among them: nothing is moved there, so no folder is a package by being absent."""
+    return _import_name(rel, lambda folder: f"{folder}/__init__.py" in paths)
+
+
+def _import_name(rel: str, is_package: Callable[[str], bool]) -> str:
     parts = PurePosixPath(rel).parts
     start = len(parts) - 1
-    while start > 0 and _is_package(root.joinpath(*parts[:start])):
+    while start > 0 and is_package("/".join(parts[:start])):
         start -= 1
     return dotted_name("/".join(parts[start:]))
 

@@ -1,0 +1,47 @@
+"""A mined task's prompt is the commit message as its author wrote it, less only what speaks to the tools."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_granularity.mining.message import clean_message, says_nothing, with_interface
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Add ellipsize() to strutils",
+        "Use `foo()` where `bar(x , y)` was",
+        "Shorten text\n\nThe body stays:\n\n  an indented example,  spaced as written.",
+        'Default `color = "#123"` for boxes',
+        "Fix the parser\n\n```\nwidth = 3  # see #12\nSigned-off-by: a line of code\n```",
+    ],
+)
+def test_what_the_author_wrote_stays(message: str) -> None:
+    assert clean_message(message) == message
+
+
+@pytest.mark.parametrize(
+    ("message", "prompt"),
+    [
+        ("Add ellipsize() to strutils\n\nSigned-off-by: A <a@example.com>", "Add ellipsize() to strutils"),
+        ("Add ellipsize() (#123)", "Add ellipsize()"),
+        ("Clamp values (fixes #12, #13).", "Clamp values."),
+        ("Use `foo()` in bar (gh-5) [skip ci]", "Use `foo()` in bar"),
+        ("Shorten text\n\nThe body.\n\nFixes #12\nCo-authored-by: B <b@example.com>", "Shorten text\n\nThe body."),
+        ("Merge pull request #3 from a/b\n\nAdd ellipsize to strutils", "Add ellipsize to strutils"),
+        ("bpo-1234: Shorten text", "Shorten text"),
+    ],
+)
+def test_trailers_ci_tags_and_bare_references_go(message: str, prompt: str) -> None:
+    assert clean_message(message) == prompt
+
+
+def test_the_interface_section_follows_the_message_after_a_blank_line() -> None:
+    section = "The tests use:\n- strutils.ellipsize(text, width=10)"
+    assert with_interface("Add ellipsize", section) == "Add ellipsize\n\n" + section
+    assert with_interface("Add ellipsize", "") == "Add ellipsize"
+
+
+def test_a_message_of_only_references_says_nothing() -> None:
+    assert says_nothing(clean_message("Fixes #12 (gh-5)"))
