@@ -17,6 +17,7 @@ from pytest_granularity.core.workspace import Workspace, solution_files
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.mining.miner import MineSettings, mine
 from pytest_granularity.process.sandbox import NO_SANDBOX
+from pytest_granularity.run.taskcheck import check_task_file
 from pytest_granularity.verifier.verify import verify
 
 PYPROJECT = """[project]
@@ -134,3 +135,21 @@ def test_with_the_project_installed_editable_the_verifier_judges_the_workspace(m
     with Workspace.for_task(task) as solved:
         solved.apply(solution_files(task), task.solution_delete)
         assert verify(task, solved, NO_SANDBOX).accepted
+
+
+def test_the_prompt_names_what_the_tests_use_and_check_refuses_a_prompt_that_does_not(mined_dev, tmp_path) -> None:
+    _, out, shas = mined_dev
+    row = json.loads((out / "mined.json").read_text())["commits"][shas["triple"]]
+    task = load_task(out / row["kept"])
+    assert task.prompt == "Add triple to the operations\n\nThe tests use:\n- calc.ops.triple(x)\n"
+    data = yaml.safe_load(task.path.read_text())
+    data["prompt"] = "Add a tripling operation\n"
+    task.path.write_text(yaml.safe_dump(data))
+    try:
+        problems = check_task_file(task.path, MacroRegistry.load(), adversaries=False).problems
+    finally:
+        data["prompt"] = task.prompt
+        task.path.write_text(yaml.safe_dump(data))
+    assert problems == (
+        "underspecified: the fail-to-pass tests use triple, new in the commit, which the prompt never names",
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from pytest_granularity.mining.interface import Interface, interface
+from pytest_granularity.run.interface import Interface, interface
 
 PACKAGE = {"strutils/__init__.py": b""}
 SHORTEN = '''

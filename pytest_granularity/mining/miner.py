@@ -27,6 +27,7 @@ from ..core.tasks import TASK_FILE, Task, TaskError, task_from_data
 from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
 from ..process.sandbox import Sandbox
+from ..run.interface import interface
 from ..run.taskcheck import check_task_file, worker_started
 from .build import (
     decided,
@@ -51,7 +52,7 @@ from .history import (
     too_large,
 )
 from .macro_fit import macro_fit
-from .message import clean_message, says_nothing
+from .message import clean_message, says_nothing, with_interface
 from .probe import Rejected, decisive_tests, still_passing
 from .shards import Shard, in_shard, run_fields
 from .test_spec import derive, usable
@@ -72,6 +73,7 @@ REASONS = (
     "tests fail after",
     "tests pass before",
     "flaky",
+    "underspecified",
     "timeout",
     "project's config fails here",
     "check failed",
@@ -312,6 +314,13 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     )
     path = folder / TASK_FILE
     decisive = decisive_tests(task_from_data(path, draft), changed, unchanged, job.settings.repeats, job.sandbox)
+    used = interface(before, after, found.sources, hidden, decisive.fail_to_pass)
+    draft["prompt"] = with_interface(prompt, used.section()) + "\n"
+    missing = used.missing(draft["prompt"])
+    if missing:
+        raise Rejected(
+            "underspecified", f"the tests use {', '.join(missing)}, new in the commit; the prompt never names"
+        )
     selected = decided(draft, decisive.fail_to_pass, [], family)
     suite = decisive.pass_to_pass_files + _still_passing(task_from_data(path, selected), found, before, changed, job)
     selected = decided(draft, decisive.fail_to_pass, suite, family)

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.util
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.schemas import first_error
 from ..core.tasks import Task, TaskError, load_task
-from ..core.workspace import Workspace, WorkspaceError, remove_kept_folders_at_exit, solution_files
+from ..core.workspace import Workspace, WorkspaceError, read_tree, remove_kept_folders_at_exit, solution_files
 from ..macros import MacroRegistry
 from ..process.pytest_process import run_pytest
 from ..process.sandbox import NO_SANDBOX, Sandbox
 from ..verifier.adversaries import ADVERSARIES
 from ..verifier.verify import Verdict, verify
+from .interface import interface, unnamed
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,7 @@ def macro_call_problems(task: Task, macros: MacroRegistry) -> list[str]:
 def _problems(task: Task, sandbox: Sandbox) -> list[str]:
     problems = []
     with Workspace.for_task(task, reuse=True) as untouched:
+        parent = untouched.initial
         before = verify(task, untouched, sandbox, first_failure=True)
     if before.infrastructure_error:
         problems.append(f"untouched workspace: {before.infrastructure_error}")
@@ -168,4 +170,17 @@ def _problems(task: Task, sandbox: Sandbox) -> list[str]:
         )
         if not own.passed:
             problems.append(f"the project's own tests fail on the reference solution:\n{own.tail()}")
+        problems += _underspecified(task, parent, solved.files())
     return problems
+
+
+def _underspecified(task: Task, parent: Mapping[str, bytes], commit: Mapping[str, bytes]) -> list[str]:
+    """A task from a commit (``provenance``) whose prompt never gives a public name its hidden tests need that the
+    commit adds: no agent passes it but by guessing the name, and the reference agent, which replays the
+    solution, would hide that."""
+    if task.provenance is None or not task.verifier_select:
+        return []
+    changed = [path for path, data in commit.items() if path.endswith(".py") and parent.get(path) != data]
+    used = interface(parent, commit, changed, read_tree(task.verifier_tests), task.verifier_select)
+    missing = used.missing(task.prompt)
+    return [f"underspecified: {unnamed(missing)}"] if missing else []

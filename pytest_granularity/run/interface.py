@@ -122,3 +122,8 @@ def _renames(removed: list[Definition], added: list[Definition]) -> dict[str, st
             if match is not None:
                 pairs[new.qualname] = match.qualname
     return pairs
+
+
+def unnamed(missing: list[str]) -> str:
+    """Why a prompt is underspecified: the names its tests need that it never gives."""
+    return f"the fail-to-pass tests use {', '.join(missing)}, new in the commit, which the prompt never names"
