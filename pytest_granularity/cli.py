@@ -620,10 +620,15 @@ def _tasks_mine(config: pytest.Config, args: argparse.Namespace) -> int:
     print(f"granularity tasks mine: {sandbox.describe()}", file=sys.stderr)
     settings = MineSettings(args.revisions, args.limit, args.jobs, args.repeats, args.timeout, shard=shard)
     summary = mine(args.repo, args.output, macros, sandbox, settings, print_progress)
-    print(summary_table(summary))
     if summary.interrupted:
-        print("granularity tasks mine: interrupted; run it again to resume", file=sys.stderr)
+        decided = summary.kept + sum(summary.reasons.values())
+        print(
+            f"granularity tasks mine: interrupted with {decided} of {summary.candidates} candidates decided;"
+            " run the same command again to resume",
+            file=sys.stderr,
+        )
         return 130
+    print(summary_table(summary))
     return 0
 
 

@@ -66,7 +66,7 @@ def test_ctrl_c_keeps_what_was_decided_leaves_nothing_and_a_second_run_resumes(t
     os.killpg(process.pid, signal.SIGINT)
     rest = process.communicate(timeout=60)[0]
     assert process.returncode == 130, first + rest
-    assert "interrupted; run it again to resume" in rest
+    assert "candidates decided; run the same command again to resume" in rest and "Traceback" not in rest
     decided = json.loads((out / "mined.json").read_text())["commits"]
     assert 1 <= len(decided) < 4
     assert not (out / ".mining").exists() and sorted(os.listdir(tmp)) == []

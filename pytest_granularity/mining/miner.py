@@ -12,6 +12,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import time
 from collections import Counter
@@ -26,9 +27,11 @@ import yaml
 from ..core.tasks import TASK_FILE, Task, TaskError, task_from_data
 from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
+from ..process import interrupts
 from ..process.sandbox import Sandbox
 from ..run.interface import interface
 from ..run.taskcheck import check_task_file, worker_started
+from .affected import affected_tests
 from .build import (
     decided,
     dump_task,
@@ -61,6 +64,7 @@ if TYPE_CHECKING:
     import git
 
 LEDGER = "mined.json"
+WORKER_END_SECONDS = 30.0
 DETAIL_LIMIT = 300
 STAGING = ".mining"
 REASONS = (
@@ -77,6 +81,7 @@ REASONS = (
     "timeout",
     "project's config fails here",
     "check failed",
+    "internal error",
 )
 """Every reason a candidate is rejected for, in the order they are tried: each candidate gets exactly one."""
 
@@ -162,6 +167,8 @@ class Summary:
     reasons: dict[str, int]
     seconds: float
     interrupted: bool = False
+    missing: tuple[str, ...] = ()
+    """The modules candidates were rejected for lacking: what to install before mining again."""
 
 
 Progress = Callable[[int, int, Decision, "Counter[str]", float], None]
@@ -206,7 +213,10 @@ def mine(
     ledger.runs.append({**run, **run_fields(settings.shard)})
     ledger.write()
     kept = counts.pop("kept", 0)
-    return Summary(len(shas), len(found), kept, dict(counts), seconds, interrupted)
+    chosen = {c.sha for c in found}
+    rows = [row for sha, row in ledger.commits.items() if sha in chosen and row.get("reason") == "missing module"]
+    missing = tuple(sorted({str(row.get("detail")) for row in rows}))
+    return Summary(len(shas), len(found), kept, dict(counts), seconds, interrupted, missing)
 
 
 def _tally(row: dict[str, Any]) -> str:
@@ -240,12 +250,15 @@ _shared: list[_Job] = []
 
 
 def _decide_all(todo: list[Candidate], jobs: int) -> Iterator[Decision]:
+    """Each candidate's decision as it is made. Ctrl-C reaches this process alone (workers ignore it): it ends
+    the workers, each cleaning up its runs and folders as SIGTERM has it do, and nothing they were deciding is
+    yielded, so nothing undecided is ever recorded."""
     if jobs <= 1 or len(todo) <= 1:
         yield from map(decide, todo)
         return
     context = multiprocessing.get_context("fork")
     initargs = (_shared[0].sandbox,)
-    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context, initializer=worker_started, initargs=initargs)
+    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context, initializer=_worker, initargs=initargs)
     try:
         pending: set[Future[Decision]] = set()
         queue = iter(todo)
@@ -260,8 +273,26 @@ def _decide_all(todo: list[Candidate], jobs: int) -> Iterator[Decision]:
                 following = next(queue, None)
                 if following is not None:
                     pending.add(pool.submit(decide, following))
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        _end_workers()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _worker(sandbox: Sandbox) -> None:
+    interrupts.install()  # SIGTERM from the parent: kill this worker's test runs, remove its folders, end
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    interrupts.die_with_parent()
+    worker_started(sandbox)
+
+
+def _end_workers() -> None:
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    for child in children:
+        child.join(WORKER_END_SECONDS)
 
 
 def decide(found: Candidate) -> Decision:
@@ -274,6 +305,9 @@ def decide(found: Candidate) -> Decision:
         return Decision(found.sha, None, exc.reason, exc.detail, round(time.monotonic() - started, 2))
     except (TaskError, WorkspaceError) as exc:
         return Decision(found.sha, None, "check failed", str(exc), round(time.monotonic() - started, 2))
+    except Exception as exc:  # plain data, never an exception a process pool must pickle (a shutil.Error's DirEntry)
+        problem = f"{type(exc).__name__}: {exc}"[:DETAIL_LIMIT]
+        return Decision(found.sha, None, "internal error", problem, round(time.monotonic() - started, 2))
     finally:
         shutil.rmtree(job.out / STAGING / found.sha, ignore_errors=True)
     seconds = round(time.monotonic() - started, 2)
@@ -294,7 +328,8 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     hidden = hidden_tree(found, after)
     before = tree_files(repo, found.parent)
     changed = set(found.tests)
-    unchanged = {p for p in hidden if found.layout.is_test_file(p) and before.get(p) == hidden[p]}
+    same = {p for p in hidden if found.layout.is_test_file(p) and before.get(p) == hidden[p]}
+    unchanged = affected_tests({**before, **after}, spec.import_roots, [*overlay, *removed], same)
     name = task_id(job.root.name, found, prompt)
     folder = job.out / STAGING / found.sha / name
     family = family_of(found)
@@ -313,7 +348,8 @@ def _build(found: Candidate, job: _Job) -> _Kept:
         timeout=job.settings.timeout,
     )
     path = folder / TASK_FILE
-    decisive = decisive_tests(task_from_data(path, draft), changed, unchanged, job.settings.repeats, job.sandbox)
+    probe = task_from_data(path, decided(draft, sorted(changed | unchanged), [], family))
+    decisive = decisive_tests(probe, changed, unchanged, job.settings.repeats, job.sandbox)
     used = interface(before, after, found.sources, hidden, decisive.fail_to_pass)
     draft["prompt"] = with_interface(prompt, used.section()) + "\n"
     missing = used.missing(draft["prompt"])

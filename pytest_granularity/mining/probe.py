@@ -46,14 +46,17 @@ class Side:
 class Decisive:
     fail_to_pass: list[str]
     pass_to_pass_files: list[str]
+    unsteady: int = 0
+    """Pass-to-pass files dropped because a repeat changed one of their tests' outcomes."""
 
 
-def run_side(task: Task, solved: bool, sandbox: Sandbox) -> Side:
-    """The hidden tests on the parent (``solved`` False) or on the reference solution."""
+def run_side(task: Task, solved: bool, sandbox: Sandbox, repeat: int = 0) -> Side:
+    """The hidden tests on the parent (``solved`` False) or on the reference solution; a ``repeat`` above 0 runs
+    them again for real, where the same run's remembered result would otherwise be given back."""
     with Workspace.for_task(task, reuse=True) as workspace:
         if solved:
             workspace.apply(solution_files(task), task.solution_delete)
-        run = hidden_run(task, workspace, sandbox, each=True)
+        run = hidden_run(task, workspace, sandbox, each=True, memo_scope=f"repeat {repeat}" if repeat else "")
     if run.timed_out:
         raise Rejected("timeout", f"the tests ran past {task.verifier_timeout:g}s on the {_side(solved)}")
     results = run.results or {}
@@ -70,26 +73,27 @@ def decisive_tests(
     every test passes on both sides; a :class:`Rejected` names why there are none."""
     before, after = run_side(task, False, sandbox), run_side(task, True, sandbox)
     if not after.outcomes:
-        _missing_module(after)
+        _missing_module(after, task)
         raise Rejected("tests fail after", _evidence(after, _collection(after) or "no test ran on the commit"))
     if not before.outcomes and not (before.errors and {_file(e) for e in before.errors} <= changed_tests):
         # Collection errors only in the files the commit changed are its tests failing before (they import what
         # it adds); an unchanged file, a conftest or the package failing to import is the parent's own.
-        _missing_module(before)
+        _missing_module(before, task)
         problem = _collection(before) or "no test could run on the parent"
         raise Rejected("cannot import at the parent", _evidence(before, problem))
     passing_after = [n for n, o in after.outcomes.items() if o == "passed" and _file(n) in changed_tests]
     if not passing_after:
-        _missing_module(after)
+        _missing_module(after, task)
         problem = "no test of the commit's changed test files passes on the commit"
         raise Rejected("tests fail after", _evidence(after, problem))
     chosen = sorted(n for n in passing_after if before.outcomes.get(n, "error") in FAILING)
     if not chosen:
         raise Rejected("tests pass before", f"all {len(passing_after)} passing tests pass on the parent too")
-    stable = _confirmed(task, chosen, repeats, sandbox)
+    passing = _passing_files(before, after, unchanged_tests)
+    stable, steady = _confirmed(task, chosen, passing, repeats, sandbox)
     if not stable:
         raise Rejected("flaky", f"none of {len(chosen)} fail-to-pass tests gave the same outcomes on every repeat")
-    return Decisive(stable, _passing_files(before, after, unchanged_tests))
+    return Decisive(stable, steady, len(passing) - len(steady))
 
 
 def still_passing(parent_tests: Task, sandbox: Sandbox) -> list[str]:
@@ -104,13 +108,18 @@ def still_passing(parent_tests: Task, sandbox: Sandbox) -> list[str]:
     return [n for n, o in after.outcomes.items() if o == "passed" and before.outcomes.get(n) == "passed"]
 
 
-def _confirmed(task: Task, chosen: list[str], repeats: int, sandbox: Sandbox) -> list[str]:
-    kept = set(chosen)
-    selected = replace(task, verifier_select=tuple(chosen))
-    for _ in range(max(0, repeats - 1)):
-        before, after = run_side(selected, False, sandbox), run_side(selected, True, sandbox)
+def _confirmed(
+    task: Task, chosen: list[str], passing: list[str], repeats: int, sandbox: Sandbox
+) -> tuple[list[str], list[str]]:
+    """The fail-to-pass tests and the pass-to-pass files that keep their outcomes on ``repeats - 1`` more runs of
+    each side, made for real: a test that changes outcome would make the task's verdict a coin toss."""
+    kept, steady = set(chosen), set(passing)
+    selected = replace(task, verifier_select=tuple(chosen + passing))
+    for repeat in range(1, repeats):
+        before, after = run_side(selected, False, sandbox, repeat), run_side(selected, True, sandbox, repeat)
         kept &= {n for n in chosen if after.outcomes.get(n) == "passed" and before.outcomes.get(n, "error") in FAILING}
-    return sorted(kept)
+        steady &= set(_passing_files(before, after, steady))
+    return sorted(kept), sorted(steady)
 
 
 def _passing_files(before: Side, after: Side, unchanged: set[str]) -> list[str]:
@@ -126,10 +135,12 @@ def _passing_files(before: Side, after: Side, unchanged: set[str]) -> list[str]:
     return sorted(path for path, good in files.items() if good)
 
 
-def _missing_module(side: Side) -> None:
-    """A run that failed for a module this Python lacks is rejected for that, by name: installing it is the fix."""
+def _missing_module(side: Side, task: Task) -> None:
+    """A run that failed for a module this Python lacks is rejected for that, by name: installing it is the fix.
+    A module of the project's own is no install's to give: the error is the evidence of another reason."""
     found = MISSING.search(side.output)
-    if found:
+    project = task.pytest.import_roots if task.pytest is not None else {}
+    if found and found.group(1).split(".")[0] not in project:
         raise Rejected("missing module", found.group(1).split(".")[0])
 
 

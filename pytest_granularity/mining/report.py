@@ -14,7 +14,7 @@ def summary_table(summary: Summary) -> str:
     lines.append(
         f"\n{summary.commits} commits read, {summary.candidates} candidates, {share} kept, in {summary.seconds:.0f} s"
     )
-    return "\n".join(lines)
+    return "\n".join([*lines, *_install(summary)])
 
 
 def summary_line(summary: Summary, revisions: str) -> str:
@@ -24,7 +24,15 @@ def summary_line(summary: Summary, revisions: str) -> str:
     if not summary.candidates:
         line += " (a candidate is a commit that changes code and its tests, or only moves files)"
     rejected = ", ".join(f"{reason} {count}" for reason, count in rejections(summary))
-    return f"{line}; rejected: {rejected}" if rejected else line
+    return "\n".join([f"{line}; rejected: {rejected}" if rejected else line, *_install(summary)])
+
+
+def _install(summary: Summary) -> list[str]:
+    """What to install for the candidates rejected as missing a module (a module's distribution may be named
+    otherwise: ``yaml`` is PyYAML's)."""
+    if not summary.missing:
+        return []
+    return [f"missing modules {', '.join(summary.missing)}: pip install {' '.join(summary.missing)}, and mine again"]
 
 
 def rejections(summary: Summary) -> list[tuple[str, int]]:

@@ -80,11 +80,18 @@ def verify(task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, f
 
 
 def hidden_run(
-    task: Task, workspace: Workspace, sandbox: Sandbox = NO_SANDBOX, *, first_failure: bool = False, each: bool = False
+    task: Task,
+    workspace: Workspace,
+    sandbox: Sandbox = NO_SANDBOX,
+    *,
+    first_failure: bool = False,
+    each: bool = False,
+    memo_scope: str = "",
 ) -> PytestRun:
     """One run of the hidden tests and their canary on the workspace as it is, the verifier's way, with
     every test's outcome recorded: what :func:`verify` judges, and what mining reads test by test (``each``:
-    a file that cannot be collected does not stop the others, which a verdict needs no more than one of)."""
+    a file that cannot be collected does not stop the others, which a verdict needs no more than one of).
+    A ``memo_scope`` of its own runs the tests again where the same run was made before (a repeat)."""
     folder = workspace.root / VERIFIER_DIR
     _clear(folder)
     overlay(folder, task.verifier_tests)
@@ -103,6 +110,7 @@ def hidden_run(
             task.verifier_timeout,
             isolated=True,
             sandbox=sandbox,
+            memo_scope=memo_scope,
             config=task.pytest_config,
         )
     finally:
@@ -123,14 +131,17 @@ def _hidden_test_options(task: Task, folder: Path) -> list[str]:
     else:
         conftest = ["--noconftest", "--import-mode=importlib"]
     paths = [f"{APPEND_PATH_INI}={' '.join(task.verifier_pythonpath)}"] if task.verifier_pythonpath else []
+    files = task.pytest.options.get("python_files") if task.pytest is not None else None
+    if files:  # the project's patterns, and the canary's, which they need not match
+        words = files.split() if isinstance(files, str) else [w for line in files for w in line.split()]
+        paths.append(f"python_files={' '.join([*words, CANARY_PREFIX + '*.py'])}")
     return [*conftest, *(option for p in paths for option in ("-o", p))]
 
 
 def _targets(task: Task, canary: str) -> list[str]:
     """The whole verifier folder, or only the selected tests and the canary (``verifier.select``)."""
     if not task.verifier_select:
-        # a project's python_files may not match the canary's name: name it, and pytest collects it all the same
-        return [VERIFIER_DIR] if task.pytest is None else [VERIFIER_DIR, f"{VERIFIER_DIR}/{canary}.py"]
+        return [VERIFIER_DIR]
     return [*(f"{VERIFIER_DIR}/{node}" for node in task.verifier_select), f"{VERIFIER_DIR}/{canary}.py"]
 
 
