@@ -28,6 +28,7 @@ from ..core.tasks import TASK_FILE, Task, TaskError, task_from_data
 from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
 from ..process import interrupts
+from ..process.pytest_process import test_time
 from ..process.sandbox import Sandbox
 from ..run.interface import interface
 from ..run.taskcheck import check_task_file, worker_started
@@ -110,6 +111,8 @@ class Decision:
     macro: str | None = None
     """The builtin (or registered) macro whose derived call reproduces the commit, if any."""
     macro_calls_tried: int = 0
+    runs: int = 0
+    """pytest runs made to decide it (memo hits not counted): what a candidate costs, beside its seconds."""
 
     def row(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, "", 0) and k != "sha"}
@@ -297,21 +300,23 @@ def _end_workers() -> None:
 
 def decide(found: Candidate) -> Decision:
     """One candidate decided: kept as a task in the output folder, or rejected with one reason."""
-    started = time.monotonic()
+    started, runs = time.monotonic(), test_time.runs
     job = _shared[0]
+    fields: dict[str, Any]
     try:
         kept = _build(found, job)
+        fields = {"kept": kept.name, "family": kept.family, "tests": kept.tests, "macro": kept.macro}
+        fields["macro_calls_tried"] = kept.tried
     except Rejected as exc:
-        return Decision(found.sha, None, exc.reason, exc.detail, round(time.monotonic() - started, 2))
+        fields = {"kept": None, "reason": exc.reason, "detail": exc.detail}
     except (TaskError, WorkspaceError) as exc:
-        return Decision(found.sha, None, "check failed", str(exc), round(time.monotonic() - started, 2))
+        fields = {"kept": None, "reason": "check failed", "detail": str(exc)}
     except Exception as exc:  # plain data, never an exception a process pool must pickle (a shutil.Error's DirEntry)
-        problem = f"{type(exc).__name__}: {exc}"[:DETAIL_LIMIT]
-        return Decision(found.sha, None, "internal error", problem, round(time.monotonic() - started, 2))
+        fields = {"kept": None, "reason": "internal error", "detail": f"{type(exc).__name__}: {exc}"[:DETAIL_LIMIT]}
     finally:
         shutil.rmtree(job.out / STAGING / found.sha, ignore_errors=True)
     seconds = round(time.monotonic() - started, 2)
-    return Decision(found.sha, kept.name, None, "", seconds, kept.family, kept.tests, kept.macro, kept.tried)
+    return Decision(found.sha, seconds=seconds, runs=test_time.runs - runs, **fields)
 
 
 def _build(found: Candidate, job: _Job) -> _Kept:

@@ -54,6 +54,8 @@ class TestTime:
     __test__ = False  # not a test class, whatever pytest thinks of the name
     total: float = 0.0
     timeouts: int = 0
+    runs: int = 0
+    """pytest runs started (memo hits are none)."""
 
 
 test_time = TestTime()
@@ -163,6 +165,7 @@ def _run_with(
     text = _stable(output.decode("utf-8", errors="replace"), cwd, scratch)
     recorded = _read_results(results, nonce) if isolated and not timed_out else None
     test_time.total += _test_seconds(Path(env[TIMER_ENV]))
+    test_time.runs += 1
     if timed_out:
         test_time.timeouts += 1
         text += f"\n[timed out after {timeout:g}s; process group killed]"
