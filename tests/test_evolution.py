@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from evolution_tasks import CONFIG, write_tasks
 
-from pytest_granularity.core.workspace import Workspace, render_diff
+from pytest_granularity.core.workspace import Workspace, render_diff, write_tree
+from pytest_granularity.evolution.covering import covering_tests, validation_tests
 from pytest_granularity.evolution.edits import ADDS_FILES, NOT_PYTHON, NOT_REWRITES, SEVERAL, edit_of
 from pytest_granularity.evolution.engine import ShapeMacro
 from pytest_granularity.evolution.generalize import Instance, acceptable, anti_unify, clusters
@@ -125,10 +126,38 @@ def test_preconditions_run_and_validation_of_a_mined_macro(shape_macro: ShapeMac
     args = {"files": ["app/config.py"], "p0": "TIMEOUT", "p1": "10", "p2": "30"}
     assert shape_macro.preconditions(MacroContext(workspace, args)) == []
     refused = shape_macro.preconditions(MacroContext(workspace, {**args, "p1": "11"}))
-    assert refused == ["app/config.py has no `TIMEOUT = 11`"]
+    assert refused == ["app/config.py has `TIMEOUT = 11` 0 times, not exactly once"]
     assert shape_macro.preconditions(MacroContext(workspace, {**args, "p2": "10"})) == [
         "with these values the rewrite changes nothing"
     ]
     assert "is not a Python expression" in shape_macro.preconditions(MacroContext(workspace, {**args, "p2": "("}))[0]
-    assert shape_macro.run(MacroContext(workspace, args)) == "rewrote 1 place(s) in 1 file(s)"
+    assert shape_macro.run(MacroContext(workspace, args)) == "rewrote one place in each of 1 file(s)"
     assert "TIMEOUT = 30" in (root / "app" / "config.py").read_text()
+
+
+def test_an_anchor_found_twice_is_refused_before_anything_is_written(shape_macro: ShapeMacro, tmp_path: Path) -> None:
+    code = CONFIG + "\n\ndef reset():\n    global TIMEOUT\n    TIMEOUT = 10\n"
+    (tmp_path / "config.py").write_text(code)
+    args = {"files": ["config.py"], "p0": "TIMEOUT", "p1": "10", "p2": "30"}
+    refused = shape_macro.preconditions(MacroContext(Workspace(tmp_path), args))
+    assert refused == ["config.py has `TIMEOUT = 10` 2 times, not exactly once"]
+    assert (tmp_path / "config.py").read_text() == code
+
+
+def test_validation_adds_the_tests_that_import_a_rewritten_module(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": b"",
+        "app/config.py": CONFIG.encode(),
+        "app/other.py": b"",
+        "tests/test_config.py": b"from app.config import LIMIT\n",
+        "tests/test_package.py": b"from app import config\n",
+        "tests/test_module.py": b"import app.config as c\n",
+        "tests/test_other.py": b"from app import other\n",
+        "tests/helpers.py": b"from app.config import LIMIT\n",
+    }
+    write_tree(tmp_path, files)
+    covering = ["tests/test_config.py", "tests/test_module.py", "tests/test_package.py"]
+    assert covering_tests(tmp_path, files, ["app/config.py"]) == covering
+    narrowed = MacroContext(Workspace(tmp_path), {"files": ["app/config.py"], "tests": ["tests/test_other.py"]})
+    assert validation_tests(narrowed) == ["tests/test_other.py", *covering]
+    assert validation_tests(MacroContext(Workspace(tmp_path), {"files": ["app/config.py"]})) == []  # the whole suite

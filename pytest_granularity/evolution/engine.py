@@ -1,8 +1,10 @@
 """What a mined macro does, for the ``runtime.py`` every mined macro folder holds.
 
-A call names the files and every hole's code. Its preconditions find the pattern, with those values, in
-each file (structurally: layout does not matter); its run writes the after-code in every place found;
-its validation is the builtin macros' own (changed files parse, the tests pass). Its ``derive`` proposes
+A call names the files and every hole's code. Its preconditions find the pattern, with those values,
+exactly once in each file (structurally: layout does not matter): an anchor found twice is ambiguous, and
+the call is refused before it writes anything rather than left half-done. Its run writes the after-code
+there; its validation is the builtin macros' own (changed files parse, the tests pass), with the test
+files that import a rewritten module added to any tests the call narrows it to (``covering``). Its ``derive`` proposes
 calls from the prompt and the files alone: the before-holes are bound where the pattern matches a file,
 the after-only holes take values the prompt quotes of the kind its sources had (a number for a number).
 """
@@ -23,6 +25,7 @@ from ..macros.derivation import named_files
 from ..macros.derivation.replacements import prompt_values, replacements
 from ..macros.kit import existing_file
 from ..mining.layout import read_layout
+from .covering import validation_tests
 from .shape import Shape, fill, parse_unit
 from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of
 
@@ -61,8 +64,10 @@ class ShapeMacro:
             module = parse_module(path.read_text(encoding="utf-8", errors="replace"))
             if module is None:
                 reasons.append(f"{rel} is not Python that parses")
-            elif not _places(module, target):
-                reasons.append(f"{rel} has no `{self._code('before', ctx.args)}`")
+            else:
+                count = len(_places(module, target))
+                if count != 1:
+                    reasons.append(f"{rel} has `{self._code('before', ctx.args)}` {count} times, not exactly once")
         return reasons
 
     def run(self, ctx: MacroContext) -> str:
@@ -70,19 +75,17 @@ class ShapeMacro:
         if reasons:
             raise MacroError("; ".join(reasons))
         target, written = self._rewrite(values)
-        places = 0
         for rel in ctx.args["files"]:
             path = ctx.path(rel)
             module = parse_module(path.read_text(encoding="utf-8"))
             found = _places(module, target) if module is not None else []
-            if module is None or not found:
+            if module is None or len(found) != 1:
                 raise MacroError(f"{rel} changed while the rewrite was under way")
-            path.write_text(module.visit(ReplaceNodes({id(n): written for n in found})).code, encoding="utf-8")
-            places += len(found)
-        return f"rewrote {places} place(s) in {len(ctx.args['files'])} file(s)"
+            path.write_text(module.visit(ReplaceNodes({id(found[0]): written})).code, encoding="utf-8")
+        return f"rewrote one place in each of {len(ctx.args['files'])} file(s)"
 
     def validate(self, ctx: MacroContext) -> list[str]:
-        return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx)
+        return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx, validation_tests(ctx))
 
     def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
         """Calls the prompt and the files pin down, the likeliest first (see ``_score``); a call rewrites every
