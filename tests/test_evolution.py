@@ -110,12 +110,19 @@ def test_derive_binds_the_file_and_takes_new_values_from_the_prompt(shape_macro:
     calls = shape_macro.derive("Set `LIMIT` in app/config.py to 250.", files)
     assert calls[0] == {"files": ["app/config.py"], "p0": "LIMIT", "p1": "100", "p2": "250"}
     assert all(c["p2"] in ("250",) for c in calls)  # only values the prompt gives, of the kind the sources had
-    merged = shape_macro.derive("`TIMEOUT` must be 45", files)[0]
+    merged = shape_macro.derive("`TIMEOUT` in app/config.py and app/other.py must be 45", files)[0]
     assert (
         merged["files"] == ["app/config.py", "app/other.py"] and merged["p2"] == "45"
     )  # no test file: none was a source
     read = shape_macro.derive("Raise TIMEOUT from 10 to 20 in app/other.py; 30 is too much.", files)[0]
     assert read["files"] == ["app/other.py"] and read["p2"] == "20"  # the request reader's "from 10 to 20"
+
+
+def test_derive_proposes_only_a_whole_change_the_request_states(shape_macro: ShapeMacro) -> None:
+    files = {"app/config.py": CONFIG.encode(), "app/other.py": b"TIMEOUT = 10\n", "README.md": b"Waits 10 s.\n"}
+    assert shape_macro.derive("`TIMEOUT` must be 45", files) == []  # which file? the reader reads named files
+    assert shape_macro.derive("app/config.py fails on Latin-1 input; read it as UTF-8.", files) == []  # 1 and 8
+    assert shape_macro.derive("Raise TIMEOUT from 10 to 20 in app/other.py and README.md.", files) == []  # half
 
 
 def test_preconditions_run_and_validation_of_a_mined_macro(shape_macro: ShapeMacro, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import libcst as cst
 from ..macros.checks import syntax_problems, test_problems
 from ..macros.context import MacroContext, MacroError
 from ..macros.derivation import named_files
-from ..macros.derivation.replacements import prompt_values, replacements
+from ..macros.derivation.replacements import Replacement, prompt_values, ranked_replacements
 from ..macros.kit import existing_file
 from ..mining.layout import read_layout
 from .covering import validation_tests
@@ -89,9 +89,15 @@ class ShapeMacro:
 
     def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
         """Calls the prompt and the files pin down, the likeliest first (see ``_score``); a call rewrites every
-        file where its values match, or, when the prompt names some of them, those it names."""
+        file where its values match, or, when the prompt names some of them, those it names.
+
+        Only a call that carries out a replacement the request states (``_grounded``) is proposed: a mined
+        macro knows its shape, not when a request wants it, and its validation sees only the project's own
+        tests. A call the request does not state (the shape's values matched somewhere, a new value the prompt
+        happens to give) passes those tests as often as not, and is then a harmful call."""
         named = named_files(prompt, files)
-        read = [(str(c["old"]), str(c["new"])) for c in replacements(prompt, files)]
+        ranked = ranked_replacements(prompt, files)
+        read = [(r.old, r.new) for r in ranked]
         given = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
         scored: dict[tuple[tuple[str, str], ...], tuple[float, list[str]]] = {}
         for order, (rel, bound) in enumerate(self._bindings(files, named)):
@@ -106,7 +112,7 @@ class ShapeMacro:
             {"files": sorted(set([f for f in where if f in named] or where)), **dict(key)}
             for key, (_, where) in sorted(scored.items(), key=lambda kv: -kv[1][0])
         ]
-        return [c for c in calls if self._changes(c)][:MAX_CALLS]
+        return [c for c in calls if self._changes(c) and self._grounded(c, ranked)][:MAX_CALLS]
 
     def _score(
         self, prompt: str, args: dict[str, str], bound: dict[str, str], given_at: list[int], read: list[Pair]
@@ -126,11 +132,23 @@ class ShapeMacro:
 
     def _agrees(self, args: Mapping[str, str], read: list[Pair]) -> float:
         """1 when the call's rewrite is the request reader's likeliest replacement, less for a later one, 0 for none."""
-        before, after = (" ".join(self._code(side, args).split()) for side in ("before", "after"))
-        for rank, (old, new) in enumerate((" ".join(o.split()), " ".join(n.split())) for o, n in read):
-            if old in before and before.replace(old, new, 1) == after:
+        for rank, (old, new) in enumerate(read):
+            if self._carries_out(args, old, new):
                 return 1 - rank / len(read)
         return 0.0
+
+    def _grounded(self, call: Mapping[str, Any], ranked: list[Replacement]) -> bool:
+        """Whether the call carries out a replacement the request states, and no replacement it carries out
+        reaches a file the call leaves alone (a version in ``pyproject.toml`` too): such a call only begins
+        the change."""
+        done = [r for r in ranked if self._carries_out(call, r.old, r.new)]
+        return any(r.stated for r in done) and all(set(r.files) <= set(call["files"]) for r in done)
+
+    def _carries_out(self, args: Mapping[str, Any], old: str, new: str) -> bool:
+        """Whether the call's rewrite replaces ``old`` by ``new`` in the code it finds (layout aside)."""
+        before, after = (" ".join(self._code(side, args).split()) for side in ("before", "after"))
+        old, new = " ".join(old.split()), " ".join(new.split())
+        return old in before and before.replace(old, new, 1) == after
 
     def _rewritten(self, bound: Mapping[str, str], index: int, read: list[Pair]) -> list[tuple[str, int]]:
         """New values for hole ``index`` from the reader's replacements applied to the code it replaces
