@@ -123,6 +123,8 @@ def test_derive_proposes_only_a_whole_change_the_request_states(shape_macro: Sha
     assert shape_macro.derive("`TIMEOUT` must be 45", files) == []  # which file? the reader reads named files
     assert shape_macro.derive("app/config.py fails on Latin-1 input; read it as UTF-8.", files) == []  # 1 and 8
     assert shape_macro.derive("Raise TIMEOUT from 10 to 20 in app/other.py and README.md.", files) == []  # half
+    whole = shape_macro.derive("Set TIMEOUT in app/other.py to 20 (README.md: 10 s).", files)  # 10 to 20: a guess
+    assert whole[0] == {"files": ["app/other.py"], "p0": "TIMEOUT", "p1": "10", "p2": "20"}
 
 
 def test_preconditions_run_and_validation_of_a_mined_macro(shape_macro: ShapeMacro, tmp_path: Path) -> None:

@@ -138,11 +138,12 @@ class ShapeMacro:
         return 0.0
 
     def _grounded(self, call: Mapping[str, Any], ranked: list[Replacement]) -> bool:
-        """Whether the call carries out a replacement the request states, and no replacement it carries out
-        reaches a file the call leaves alone (a version in ``pyproject.toml`` too): such a call only begins
-        the change."""
-        done = [r for r in ranked if self._carries_out(call, r.old, r.new)]
-        return any(r.stated for r in done) and all(set(r.files) <= set(call["files"]) for r in done)
+        """Whether the call carries out a replacement the request states, and none it carries out reaches a
+        file the call leaves alone ("from 0.4.2 to 0.5.0 in pkg/__init__.py and pyproject.toml"): such a call
+        only begins the change. Guesses are left out of both: a bare number the reader finds in a README's
+        prose reaches it by chance."""
+        done = [r for r in ranked if r.stated and self._carries_out(call, r.old, r.new)]
+        return bool(done) and all(set(r.files) <= set(call["files"]) for r in done)
 
     def _carries_out(self, args: Mapping[str, Any], old: str, new: str) -> bool:
         """Whether the call's rewrite replaces ``old`` by ``new`` in the code it finds (layout aside)."""
