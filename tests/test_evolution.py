@@ -9,7 +9,7 @@ from evolution_tasks import CONFIG, write_tasks
 
 from pytest_granularity.core.workspace import Workspace, render_diff, write_tree
 from pytest_granularity.evolution.covering import covering_tests, validation_tests
-from pytest_granularity.evolution.edits import ADDS_FILES, NOT_PYTHON, NOT_REWRITES, SEVERAL, edit_of
+from pytest_granularity.evolution.edits import ADDS_FILES, NOT_PYTHON, NOT_REWRITES, SEVERAL, SIGNATURE, edit_of
 from pytest_granularity.evolution.engine import ShapeMacro
 from pytest_granularity.evolution.generalize import Instance, acceptable, anti_unify, clusters
 from pytest_granularity.evolution.rewrites import file_rewrites
@@ -81,6 +81,17 @@ def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
     assert edit_of(source({**base, "app/config.py": (CONFIG + "X = 1\n").encode()})) == NOT_REWRITES
     several = CONFIG.replace("= 3", "= 4").replace("= 10", "= 11")
     assert edit_of(source({**base, "app/config.py": several.encode()})) == SEVERAL
+    for signature in ("def allowed(items, limit=LIMIT):", "def allowed(items=()):", "def allowed(items) -> bool:"):
+        changed = CONFIG.replace("def allowed(items):", signature)
+        assert edit_of(source({**base, "app/config.py": changed.encode()})) == SIGNATURE
+    decorated = CONFIG.replace("def allowed", "@staticmethod\ndef allowed")
+    for decorators in (decorated.replace("@staticmethod", "@classmethod"), decorated.replace("@staticmethod", "")):
+        assert edit_of(
+            Source(task, {"app/config.py": decorated.encode()}, {"app/config.py": decorators.encode()}, "")
+        ) == (SIGNATURE)
+    based = "class A(Base):\n    pass\n"
+    rebased = {"app/config.py": based.replace("Base", "Other").encode()}
+    assert edit_of(Source(task, {"app/config.py": based.encode()}, rebased, "test")) == SIGNATURE
     edit = edit_of(source({**base, "README.md": b"y", "app/config.py": CONFIG.replace("= 3", "= 4").encode()}))
     assert not isinstance(edit, str) and edit.files == ("app/config.py",)
 
