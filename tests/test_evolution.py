@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from evolution_tasks import CONFIG, write_tasks
 
-from pytest_granularity.core.workspace import Workspace, render_diff
-from pytest_granularity.evolution.edits import ADDS_FILES, NOT_PYTHON, NOT_REWRITES, SEVERAL, edit_of
+from pytest_granularity.core.workspace import Workspace, render_diff, write_tree
+from pytest_granularity.evolution.covering import covering_tests, validation_tests
+from pytest_granularity.evolution.edits import ADDS_FILES, NOT_PYTHON, NOT_REWRITES, SEVERAL, SIGNATURE, edit_of
 from pytest_granularity.evolution.engine import ShapeMacro
 from pytest_granularity.evolution.generalize import Instance, acceptable, anti_unify, clusters
 from pytest_granularity.evolution.rewrites import file_rewrites
@@ -80,6 +81,17 @@ def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
     assert edit_of(source({**base, "app/config.py": (CONFIG + "X = 1\n").encode()})) == NOT_REWRITES
     several = CONFIG.replace("= 3", "= 4").replace("= 10", "= 11")
     assert edit_of(source({**base, "app/config.py": several.encode()})) == SEVERAL
+    for signature in ("def allowed(items, limit=LIMIT):", "def allowed(items=()):", "def allowed(items) -> bool:"):
+        changed = CONFIG.replace("def allowed(items):", signature)
+        assert edit_of(source({**base, "app/config.py": changed.encode()})) == SIGNATURE
+    decorated = CONFIG.replace("def allowed", "@staticmethod\ndef allowed")
+    for decorators in (decorated.replace("@staticmethod", "@classmethod"), decorated.replace("@staticmethod", "")):
+        assert edit_of(
+            Source(task, {"app/config.py": decorated.encode()}, {"app/config.py": decorators.encode()}, "")
+        ) == (SIGNATURE)
+    based = "class A(Base):\n    pass\n"
+    rebased = {"app/config.py": based.replace("Base", "Other").encode()}
+    assert edit_of(Source(task, {"app/config.py": based.encode()}, rebased, "test")) == SIGNATURE
     edit = edit_of(source({**base, "README.md": b"y", "app/config.py": CONFIG.replace("= 3", "= 4").encode()}))
     assert not isinstance(edit, str) and edit.files == ("app/config.py",)
 
@@ -109,12 +121,21 @@ def test_derive_binds_the_file_and_takes_new_values_from_the_prompt(shape_macro:
     calls = shape_macro.derive("Set `LIMIT` in app/config.py to 250.", files)
     assert calls[0] == {"files": ["app/config.py"], "p0": "LIMIT", "p1": "100", "p2": "250"}
     assert all(c["p2"] in ("250",) for c in calls)  # only values the prompt gives, of the kind the sources had
-    merged = shape_macro.derive("`TIMEOUT` must be 45", files)[0]
+    merged = shape_macro.derive("`TIMEOUT` in app/config.py and app/other.py must be 45", files)[0]
     assert (
         merged["files"] == ["app/config.py", "app/other.py"] and merged["p2"] == "45"
     )  # no test file: none was a source
     read = shape_macro.derive("Raise TIMEOUT from 10 to 20 in app/other.py; 30 is too much.", files)[0]
     assert read["files"] == ["app/other.py"] and read["p2"] == "20"  # the request reader's "from 10 to 20"
+
+
+def test_derive_proposes_only_a_whole_change_the_request_states(shape_macro: ShapeMacro) -> None:
+    files = {"app/config.py": CONFIG.encode(), "app/other.py": b"TIMEOUT = 10\n", "README.md": b"Waits 10 s.\n"}
+    assert shape_macro.derive("`TIMEOUT` must be 45", files) == []  # which file? the reader reads named files
+    assert shape_macro.derive("app/config.py fails on Latin-1 input; read it as UTF-8.", files) == []  # 1 and 8
+    assert shape_macro.derive("Raise TIMEOUT from 10 to 20 in app/other.py and README.md.", files) == []  # half
+    whole = shape_macro.derive("Set TIMEOUT in app/other.py to 20 (README.md: 10 s).", files)  # 10 to 20: a guess
+    assert whole[0] == {"files": ["app/other.py"], "p0": "TIMEOUT", "p1": "10", "p2": "20"}
 
 
 def test_preconditions_run_and_validation_of_a_mined_macro(shape_macro: ShapeMacro, tmp_path: Path) -> None:
@@ -125,10 +146,38 @@ def test_preconditions_run_and_validation_of_a_mined_macro(shape_macro: ShapeMac
     args = {"files": ["app/config.py"], "p0": "TIMEOUT", "p1": "10", "p2": "30"}
     assert shape_macro.preconditions(MacroContext(workspace, args)) == []
     refused = shape_macro.preconditions(MacroContext(workspace, {**args, "p1": "11"}))
-    assert refused == ["app/config.py has no `TIMEOUT = 11`"]
+    assert refused == ["app/config.py has `TIMEOUT = 11` 0 times, not exactly once"]
     assert shape_macro.preconditions(MacroContext(workspace, {**args, "p2": "10"})) == [
         "with these values the rewrite changes nothing"
     ]
     assert "is not a Python expression" in shape_macro.preconditions(MacroContext(workspace, {**args, "p2": "("}))[0]
-    assert shape_macro.run(MacroContext(workspace, args)) == "rewrote 1 place(s) in 1 file(s)"
+    assert shape_macro.run(MacroContext(workspace, args)) == "rewrote one place in each of 1 file(s)"
     assert "TIMEOUT = 30" in (root / "app" / "config.py").read_text()
+
+
+def test_an_anchor_found_twice_is_refused_before_anything_is_written(shape_macro: ShapeMacro, tmp_path: Path) -> None:
+    code = CONFIG + "\n\ndef reset():\n    global TIMEOUT\n    TIMEOUT = 10\n"
+    (tmp_path / "config.py").write_text(code)
+    args = {"files": ["config.py"], "p0": "TIMEOUT", "p1": "10", "p2": "30"}
+    refused = shape_macro.preconditions(MacroContext(Workspace(tmp_path), args))
+    assert refused == ["config.py has `TIMEOUT = 10` 2 times, not exactly once"]
+    assert (tmp_path / "config.py").read_text() == code
+
+
+def test_validation_adds_the_tests_that_import_a_rewritten_module(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": b"",
+        "app/config.py": CONFIG.encode(),
+        "app/other.py": b"",
+        "tests/test_config.py": b"from app.config import LIMIT\n",
+        "tests/test_package.py": b"from app import config\n",
+        "tests/test_module.py": b"import app.config as c\n",
+        "tests/test_other.py": b"from app import other\n",
+        "tests/helpers.py": b"from app.config import LIMIT\n",
+    }
+    write_tree(tmp_path, files)
+    covering = ["tests/test_config.py", "tests/test_module.py", "tests/test_package.py"]
+    assert covering_tests(tmp_path, files, ["app/config.py"]) == covering
+    narrowed = MacroContext(Workspace(tmp_path), {"files": ["app/config.py"], "tests": ["tests/test_other.py"]})
+    assert validation_tests(narrowed) == ["tests/test_other.py", *covering]
+    assert validation_tests(MacroContext(Workspace(tmp_path), {"files": ["app/config.py"]})) == []  # the whole suite

@@ -1,11 +1,14 @@
 """Python module names from workspace paths, and relative imports made absolute.
 
-Shared by the routing features (which files import a target) and ``move_module`` (which
-imports to rewrite), so both read a project's imports the same way.
+Shared by the routing features (which files import a target), ``move_module`` (which imports to
+rewrite) and a mined macro's validation (which tests import what it rewrote), so all three read a
+project's imports the same way.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 from collections.abc import Callable, Collection
 from pathlib import Path, PurePosixPath
 
@@ -69,3 +72,26 @@ def import_package(root: Path, rel: str) -> str:
 
 def _is_package(folder: Path) -> bool:
     return (folder / "__init__.py").is_file() or not folder.exists()
+
+
+@functools.lru_cache(maxsize=8192)
+def imported_names(path: str, data: bytes) -> frozenset[str]:
+    """Every module a file imports, and each ``from`` import's names under their module.
+
+    Cached by path and content: every run of a fixture's tasks routes on the same files, and
+    parsing them all is most of what routing costs.
+    """
+    try:
+        tree = ast.parse(data.decode("utf-8", errors="replace"))
+    except (SyntaxError, ValueError):
+        return frozenset()
+    package = package_of(path)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(package, node.module, node.level) or ""
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)
+    return frozenset(names)

@@ -3,23 +3,30 @@
 A macro call is one rewrite with one set of values, applied wherever it matches in the files it names.
 A task whose Python changes are all the same rewrite (one place, or the same line in several files) can be
 reproduced by one call; one that adds files, adds or removes statements, or makes different rewrites needs
-more than one call, and teaches this miner nothing (it says which). Changes to other files (a changelog, the
-docs) are left to the verifier: the miner screens every shape by reproducing its source tasks, so a task whose
-verifier needs them is dropped there.
+more than one call, and teaches this miner nothing (it says which). So does the rewrite of a header part a
+call's parameters (expressions) cannot name: a signature (a def's parameters, a decorator, a base class).
+Changes to other files (a changelog, the docs) are left to the verifier: the miner screens every shape by
+reproducing its source tasks, so a task whose verifier needs them is dropped there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
 from .generalize import Instance
-from .rewrites import Rewrite, file_rewrites
+from .rewrites import DEFINITIONS, Rewrite, file_rewrites
+from .shape import unit_kind
 from .sources import Source
 
 NOT_PYTHON = "changes no Python file"
 ADDS_FILES = "adds, moves or removes Python files"
 NOT_REWRITES = "adds or removes statements"
 SEVERAL = "makes several different rewrites"
+SIGNATURE = "changes a signature (a parameter, a return annotation, a decorator or a base class)"
+HEADER_PART = "rewrites a header part that is not an expression (a `with` item, an `as` name)"
+SIGNATURE_PARTS = (cst.Parameters, cst.Annotation, cst.Decorator, cst.Arg, *DEFINITIONS)
 
 
 @dataclass(frozen=True)
@@ -48,4 +55,6 @@ def edit_of(source: Source) -> Edit | str:
     first = rewrites[0]
     if any((r.before, r.after) != (first.before, first.after) for r in rewrites[1:]):
         return SEVERAL
+    if unit_kind(first.before.node) is None or unit_kind(first.after.node) != unit_kind(first.before.node):
+        return SIGNATURE if isinstance(first.before.node, SIGNATURE_PARTS) else HEADER_PART
     return Edit(source, Instance(source.task.id, first.before, first.after), tuple(changed))

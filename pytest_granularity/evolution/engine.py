@@ -1,8 +1,10 @@
 """What a mined macro does, for the ``runtime.py`` every mined macro folder holds.
 
-A call names the files and every hole's code. Its preconditions find the pattern, with those values, in
-each file (structurally: layout does not matter); its run writes the after-code in every place found;
-its validation is the builtin macros' own (changed files parse, the tests pass). Its ``derive`` proposes
+A call names the files and every hole's code. Its preconditions find the pattern, with those values,
+exactly once in each file (structurally: layout does not matter): an anchor found twice is ambiguous, and
+the call is refused before it writes anything rather than left half-done. Its run writes the after-code
+there; its validation is the builtin macros' own (changed files parse, the tests pass), with the test
+files that import a rewritten module added to any tests the call narrows it to (``covering``). Its ``derive`` proposes
 calls from the prompt and the files alone: the before-holes are bound where the pattern matches a file,
 the after-only holes take values the prompt quotes of the kind its sources had (a number for a number).
 """
@@ -20,9 +22,10 @@ import libcst as cst
 from ..macros.checks import syntax_problems, test_problems
 from ..macros.context import MacroContext, MacroError
 from ..macros.derivation import named_files
-from ..macros.derivation.replacements import prompt_values, replacements
+from ..macros.derivation.replacements import Replacement, prompt_values, ranked_replacements
 from ..macros.kit import existing_file
 from ..mining.layout import read_layout
+from .covering import validation_tests
 from .shape import Shape, fill, parse_unit
 from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of
 
@@ -61,8 +64,10 @@ class ShapeMacro:
             module = parse_module(path.read_text(encoding="utf-8", errors="replace"))
             if module is None:
                 reasons.append(f"{rel} is not Python that parses")
-            elif not _places(module, target):
-                reasons.append(f"{rel} has no `{self._code('before', ctx.args)}`")
+            else:
+                count = len(_places(module, target))
+                if count != 1:
+                    reasons.append(f"{rel} has `{self._code('before', ctx.args)}` {count} times, not exactly once")
         return reasons
 
     def run(self, ctx: MacroContext) -> str:
@@ -70,25 +75,29 @@ class ShapeMacro:
         if reasons:
             raise MacroError("; ".join(reasons))
         target, written = self._rewrite(values)
-        places = 0
         for rel in ctx.args["files"]:
             path = ctx.path(rel)
             module = parse_module(path.read_text(encoding="utf-8"))
             found = _places(module, target) if module is not None else []
-            if module is None or not found:
+            if module is None or len(found) != 1:
                 raise MacroError(f"{rel} changed while the rewrite was under way")
-            path.write_text(module.visit(ReplaceNodes({id(n): written for n in found})).code, encoding="utf-8")
-            places += len(found)
-        return f"rewrote {places} place(s) in {len(ctx.args['files'])} file(s)"
+            path.write_text(module.visit(ReplaceNodes({id(found[0]): written})).code, encoding="utf-8")
+        return f"rewrote one place in each of {len(ctx.args['files'])} file(s)"
 
     def validate(self, ctx: MacroContext) -> list[str]:
-        return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx)
+        return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx, validation_tests(ctx))
 
     def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
         """Calls the prompt and the files pin down, the likeliest first (see ``_score``); a call rewrites every
-        file where its values match, or, when the prompt names some of them, those it names."""
+        file where its values match, or, when the prompt names some of them, those it names.
+
+        Only a call that carries out a replacement the request states (``_grounded``) is proposed: a mined
+        macro knows its shape, not when a request wants it, and its validation sees only the project's own
+        tests. A call the request does not state (the shape's values matched somewhere, a new value the prompt
+        happens to give) passes those tests as often as not, and is then a harmful call."""
         named = named_files(prompt, files)
-        read = [(str(c["old"]), str(c["new"])) for c in replacements(prompt, files)]
+        ranked = ranked_replacements(prompt, files)
+        read = [(r.old, r.new) for r in ranked]
         given = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
         scored: dict[tuple[tuple[str, str], ...], tuple[float, list[str]]] = {}
         for order, (rel, bound) in enumerate(self._bindings(files, named)):
@@ -103,7 +112,7 @@ class ShapeMacro:
             {"files": sorted(set([f for f in where if f in named] or where)), **dict(key)}
             for key, (_, where) in sorted(scored.items(), key=lambda kv: -kv[1][0])
         ]
-        return [c for c in calls if self._changes(c)][:MAX_CALLS]
+        return [c for c in calls if self._changes(c) and self._grounded(c, ranked)][:MAX_CALLS]
 
     def _score(
         self, prompt: str, args: dict[str, str], bound: dict[str, str], given_at: list[int], read: list[Pair]
@@ -123,11 +132,24 @@ class ShapeMacro:
 
     def _agrees(self, args: Mapping[str, str], read: list[Pair]) -> float:
         """1 when the call's rewrite is the request reader's likeliest replacement, less for a later one, 0 for none."""
-        before, after = (" ".join(self._code(side, args).split()) for side in ("before", "after"))
-        for rank, (old, new) in enumerate((" ".join(o.split()), " ".join(n.split())) for o, n in read):
-            if old in before and before.replace(old, new, 1) == after:
+        for rank, (old, new) in enumerate(read):
+            if self._carries_out(args, old, new):
                 return 1 - rank / len(read)
         return 0.0
+
+    def _grounded(self, call: Mapping[str, Any], ranked: list[Replacement]) -> bool:
+        """Whether the call carries out a replacement the request states, and none it carries out reaches a
+        file the call leaves alone ("from 0.4.2 to 0.5.0 in pkg/__init__.py and pyproject.toml"): such a call
+        only begins the change. Guesses are left out of both: a bare number the reader finds in a README's
+        prose reaches it by chance."""
+        done = [r for r in ranked if r.stated and self._carries_out(call, r.old, r.new)]
+        return bool(done) and all(set(r.files) <= set(call["files"]) for r in done)
+
+    def _carries_out(self, args: Mapping[str, Any], old: str, new: str) -> bool:
+        """Whether the call's rewrite replaces ``old`` by ``new`` in the code it finds (layout aside)."""
+        before, after = (" ".join(self._code(side, args).split()) for side in ("before", "after"))
+        old, new = " ".join(old.split()), " ".join(new.split())
+        return old in before and before.replace(old, new, 1) == after
 
     def _rewritten(self, bound: Mapping[str, str], index: int, read: list[Pair]) -> list[tuple[str, int]]:
         """New values for hole ``index`` from the reader's replacements applied to the code it replaces

@@ -111,8 +111,7 @@ def mine_sources(
         support = [edits[i.task] for i in group]
         shape = shape_of(pattern)
         tasks = sorted(i.task for i in group)
-        if shape is None:
-            continue  # a unit neither a small statement nor an expression: not written, and not a shape
+        assert shape is not None, "edit_of keeps only small statements and expressions"
         found = Found(shape.describe("before"), shape.describe("after"), tasks, macro_name(shape))
         if len(group) < min_support:
             found = replace(found, reason=f"supported by {len(group)} task(s), fewer than {min_support}")

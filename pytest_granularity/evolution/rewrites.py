@@ -23,6 +23,8 @@ SEQUENCES = (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleS
 HEADERS = (cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally)
 """Nodes whose non-block children are a unit: the test of an ``if``, a ``def``'s name and parameters..."""
 BLOCKS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Module, cst.SimpleStatementLine)
+DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+"""Compound statements whose header parts may come and go (decorators, a return annotation) with the body kept."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,14 @@ def _differences(b: Tree, a: Tree, ancestors: Ancestors) -> Iterator[tuple[Tree,
     elif b.label == a.label and len(b.children) == len(a.children):
         for x, y in zip(b.children, a.children, strict=True):
             yield from _differences(x, y, inner)
+    elif b.label == a.label and isinstance(b.node, DEFINITIONS) and _body(b) == _body(a):
+        yield b, a  # a decorator or a return annotation added or removed: the whole signature is the unit
     else:
         yield _unit(b, a, ancestors)
+
+
+def _body(definition: Tree) -> Tree | None:
+    return next((c for c in definition.children if isinstance(c.node, cst.BaseSuite)), None)
 
 
 def _aligned(b: Tree, a: Tree, ancestors: Ancestors) -> Iterator[tuple[Tree, Tree] | None]:

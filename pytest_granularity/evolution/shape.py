@@ -83,8 +83,8 @@ class Shape:
 
 def shape_of(pattern: Pattern) -> Shape | None:
     """The shape of a pattern, or None when its units are not a small statement or an expression."""
-    kind = _kind(pattern.after.node)
-    if kind is None or _kind(pattern.before.node) != kind:
+    kind = unit_kind(pattern.after.node)
+    if kind is None or unit_kind(pattern.before.node) != kind:
         return None
     before_holes = set(pattern.before.holes())
     holes = [
@@ -116,7 +116,7 @@ def code_of(tree: Tree) -> str:
     return cst.Module([]).code_for_node(tree.node).strip()
 
 
-def _kind(node: cst.CSTNode | None) -> str | None:
+def unit_kind(node: cst.CSTNode | None) -> str | None:
     if isinstance(node, cst.BaseSmallStatement):
         return STATEMENT
     if isinstance(node, cst.BaseExpression):

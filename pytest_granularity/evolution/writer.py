@@ -143,12 +143,16 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
             "conditions": [
                 "every file exists inside the workspace and parses",
                 "every value is a Python expression",
-                f"`{before}`, with the values given, occurs in every file (layout aside)",
+                f"`{before}`, with the values given, occurs exactly once in every file (layout aside)",
                 "the rewrite changes something",
             ],
         },
         "side_effects": {"modify": ["{files}"]},
-        "validation": {"check": "runtime:validate", "description": "every rewritten file parses and the tests pass"},
+        "validation": {
+            "check": "runtime:validate",
+            "description": "every rewritten file parses and the tests pass (those named, with every test file "
+            "that imports a rewritten module)",
+        },
         "failure_classes": [
             "precondition_mismatch",
             "partial_side_effect",
@@ -198,11 +202,12 @@ def _skill(name: str, shape: Shape, edits: Sequence[Edit]) -> str:
     )
     return (
         f"---\n{yaml.safe_dump(front, sort_keys=False, width=1000)}---\n# {front['name']}\n\n"
-        f"Finds every place in `files` that reads\n\n    {shape.describe('before')}\n\n(layout aside) with "
-        f"the values given, and writes\n\n    {shape.describe('after')}\n\nthere. Parameters:\n\n{holes}\n\n"
-        "It refuses, writing nothing, when a file lacks the pattern. Afterwards the files must parse and the "
-        "tests pass; when they do not, the rewrite is written: `show_diff` shows it, finish with `read_file`, "
-        f"`edit_file` and `run_tests`.\n\nMined by `granularity macros mine` from:\n\n{sources}\n"
+        f"Finds the one place in each of `files` that reads\n\n    {shape.describe('before')}\n\n(layout aside) "
+        f"with the values given, and writes\n\n    {shape.describe('after')}\n\nthere. Parameters:\n\n{holes}\n\n"
+        "It refuses, writing nothing, when a file lacks the pattern or holds it more than once. Afterwards the "
+        "files must parse and the tests pass; when they do not, the rewrite is written: `show_diff` shows it, "
+        "finish with `read_file`, `edit_file` and `run_tests`.\n\n"
+        f"Mined by `granularity macros mine` from:\n\n{sources}\n"
     )
 
 

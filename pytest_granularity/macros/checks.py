@@ -26,9 +26,10 @@ def syntax_problems(ctx: MacroContext, paths: Iterable[str]) -> list[str]:
 NO_TESTS_COLLECTED = 5
 
 
-def test_problems(ctx: MacroContext) -> list[str]:
-    """The tests' failures; a project with no tests to run has nothing to fail."""
-    run = ctx.run_tests()
+def test_problems(ctx: MacroContext, paths: list[str] | None = None) -> list[str]:
+    """The failures of ``paths`` (default: the call's or the task's tests, else the whole suite); a project
+    with no tests to run has nothing to fail."""
+    run = ctx.run_tests(paths)
     if run.passed or run.exit_code == NO_TESTS_COLLECTED:
         return []
     status = "timed out" if run.timed_out else f"exit code {run.exit_code}"

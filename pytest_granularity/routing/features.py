@@ -32,14 +32,13 @@ Two more say whether a macro is likely to apply; they also read the macro regist
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.modnames import absolute_module, dotted_name, package_of
+from ..core.modnames import dotted_name, imported_names
 from ..macros.derivation import PATH_TOKEN, QUOTED_TEXT, prompt_paths
 
 if TYPE_CHECKING:
@@ -147,29 +146,7 @@ def _dependents(targets: list[str], files: Mapping[str, bytes]) -> int:
     if not modules:
         return 0
     return sum(
-        bool(_imported_names(path, data) & modules)
+        bool(imported_names(path, data) & modules)
         for path, data in files.items()
         if path.endswith(".py") and path not in targets
     )
-
-
-@functools.lru_cache(maxsize=8192)
-def _imported_names(path: str, data: bytes) -> frozenset[str]:
-    """Every module a file imports, and each ``from`` import's names under their module.
-
-    Cached by path and content: every run of a fixture's tasks routes on the same files, and
-    parsing them all is most of what routing costs.
-    """
-    tree = _parse(data)
-    if tree is None:
-        return frozenset()
-    package = package_of(path)
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = absolute_module(package, node.module, node.level) or ""
-            names.add(base)
-            names.update(f"{base}.{a.name}" for a in node.names)
-    return frozenset(names)

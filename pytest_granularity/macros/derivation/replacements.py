@@ -47,8 +47,45 @@ class PromptValue:
     """The last part of a quoted dotted name (``paid`` of `invoice.paid`): paired only with another such part."""
 
 
+STATED = 2.4
+"""The least score of a replacement the request states: a phrasing that orders two values ("from 3 to 5"), a
+constant the prompt names, or one it describes and gives a target ("at least 3"). Below it are guesses a
+caller with no other evidence (a mined macro's derivation) should not act on: two values that only stand
+near each other ("Latin-1" and "UTF-8"), or a constant whose name's words stand near a number ("exit code 2")."""
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A candidate ``{files, old, new}`` call and how firmly the request states it (see ``_pairs``)."""
+
+    call: dict[str, object]
+    score: float
+
+    @property
+    def stated(self) -> bool:
+        return self.score >= STATED
+
+    @property
+    def old(self) -> str:
+        return str(self.call["old"])
+
+    @property
+    def new(self) -> str:
+        return str(self.call["new"])
+
+    @property
+    def files(self) -> list[str]:
+        files = self.call["files"]
+        return [str(f) for f in files] if isinstance(files, list) else []
+
+
 def replacements(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, object]]:
     """Candidate ``{files, old, new}`` calls, the likeliest first."""
+    return [r.call for r in ranked_replacements(prompt, files)]
+
+
+def ranked_replacements(prompt: str, files: Mapping[str, bytes]) -> list[Replacement]:
+    """Candidate calls with their scores, the likeliest first; a call read several ways keeps its best score."""
     named = [f for f in named_files(prompt, files) if _text(files[f]) is not None]
     texts = {f: _text(files[f]) or "" for f in named}
     values = prompt_values(prompt)
@@ -56,9 +93,12 @@ def replacements(prompt: str, files: Mapping[str, bytes]) -> list[dict[str, obje
     for score, old, new in _pairs(prompt, values):
         scored += [(score, len(scored), call) for call in _calls_for(old, new, texts)]
     scored += [(score, len(scored), call) for score, call in _constant_calls(prompt, values, texts)]
-    ordered = [call for _, _, call in sorted(scored, key=lambda item: (-item[0], item[1]))]
-    unique = list({json.dumps(c, sort_keys=True): c for c in reversed(ordered)}.values())[::-1]
-    return unique[:MAX_CANDIDATES]
+    ordered = sorted(scored, key=lambda item: (-item[0], item[1]))
+    best: dict[str, float] = {}
+    for score, _, call in ordered:
+        best.setdefault(json.dumps(call, sort_keys=True), score)
+    unique = list({json.dumps(c, sort_keys=True): c for _, _, c in reversed(ordered)}.items())[::-1]
+    return [Replacement(call, best[key]) for key, call in unique][:MAX_CANDIDATES]
 
 
 def _text(data: bytes) -> str | None:
