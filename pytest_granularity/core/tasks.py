@@ -7,9 +7,12 @@ error that names the file and the field, never a traceback. The JSON Schema in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, overload
+
+import yaml
 
 from .pytest_spec import PytestSpec
 from .schemas import DefinitionError, check, packaged_schema, read_yaml_mapping
@@ -192,6 +195,20 @@ def _check_apart_from_other_tasks(task: Task, value: str) -> None:
 
 def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
+
+
+class _Plain(yaml.SafeDumper):
+    """YAML a person reads: a list written twice is written out twice, never as an anchor and an alias."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_task(path: Path, data: Mapping[str, Any]) -> None:
+    """Write a task file as a person would: keys in the order given, lists written out."""
+    path.write_text(
+        yaml.dump(dict(data), Dumper=_Plain, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
 
 
 def find_task_files(paths: list[Path]) -> list[Path]:

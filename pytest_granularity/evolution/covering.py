@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..core.modnames import import_name, imported_names
+from ..core.test_layout import read_layout
 from ..macros.context import MacroContext
-from ..mining.layout import read_layout
 
 
 def covering_tests(root: Path, files: Mapping[str, bytes], rewritten: Iterable[str]) -> list[str]:

@@ -19,12 +19,12 @@ from typing import Any
 
 import libcst as cst
 
+from ..core.test_layout import read_layout
 from ..macros.checks import syntax_problems, test_problems
 from ..macros.context import MacroContext, MacroError
 from ..macros.derivation import named_files
 from ..macros.derivation.replacements import Replacement, prompt_values, ranked_replacements
 from ..macros.kit import existing_file
-from ..mining.layout import read_layout
 from .covering import validation_tests
 from .shape import Shape, fill, parse_unit
 from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of

@@ -18,9 +18,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.test_layout import read_layout
 from ..macros import load_macro
-from ..mining.layout import read_layout
-from ..mining.macro_fit import reproduces
 from ..process.sandbox import Sandbox
 from ..run.contract_checks import (
     CHECKS,
@@ -32,6 +31,7 @@ from ..run.contract_checks import (
     macro_folders_to_check,
     run_check,
 )
+from ..run.reproduces import reproduces
 from .edits import Edit, edit_of
 from .generalize import clusters
 from .shape import Shape, instance_arguments, shape_of

@@ -21,10 +21,9 @@ from typing import Any
 import yaml
 
 from ..core.schemas import read_yaml_mapping
-from ..core.tasks import TASK_FILE
+from ..core.tasks import TASK_FILE, dump_task
 from ..core.workspace import write_tree
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE
-from ..mining.build import dump_task
 from .edits import Edit
 from .shape import Shape
 

@@ -16,12 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from ..core.pytest_spec import PytestSpec
+from ..core.test_layout import test_tree
 from ..core.workspace import write_tree
 from .history import Candidate, blobs
-from .layout import test_tree
 
 if TYPE_CHECKING:
     import git
@@ -132,19 +130,6 @@ def decided(
         done["faults"] = ["early", "late"]
     done["provenance"] = data["provenance"]
     return done
-
-
-class _Plain(yaml.SafeDumper):
-    """YAML a person reads: a list written twice is written out twice, never as an anchor and an alias."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def dump_task(path: Path, data: Mapping[str, Any]) -> None:
-    path.write_text(
-        yaml.dump(dict(data), Dumper=_Plain, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-    )
 
 
 def fixture_value(folder: Path, fixture: Path) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
-from .layout import TestLayout, read_layout
+from ..core.test_layout import TestLayout, read_layout
 
 if TYPE_CHECKING:
     import git
@@ -179,7 +179,7 @@ def _changed_lines(repo: git.Repo, parent: str, sha: str, layout: TestLayout) ->
 
 
 def root_config(commit: git.Commit) -> dict[str, bytes]:
-    from .layout import CONFIG_FILES
+    from ..core.test_layout import CONFIG_FILES
 
     found = {}
     for name in CONFIG_FILES:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from .layout import TestLayout
+from ..core.test_layout import TestLayout
 
 NOT_PROJECT = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "docs", "doc", "examples", "benchmarks"})
 

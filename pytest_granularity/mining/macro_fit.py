@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.tasks import Task
-from ..core.workspace import Workspace
-from ..macros import Macro, MacroContext, MacroRegistry
-from ..macros.runtime import invoke
+from ..macros import MacroRegistry
 from ..macros.suggestions import ApplicabilityError, suggested_calls
 from ..process.sandbox import Sandbox
-from ..verifier.verify import verify
+from ..run.reproduces import reproduces
 
 TEST_TIMEOUT = 60.0
 
@@ -44,15 +42,3 @@ def macro_fit(task: Task, files: dict[str, bytes], macros: MacroRegistry, sandbo
             if reproduces(task, macro, args, sandbox, dependencies):
                 return Fit({"skill": macro.name, "args": dict(args)}, tried)
     return Fit(None, tried)
-
-
-def reproduces(
-    task: Task, macro: Macro, args: dict[str, Any], sandbox: Sandbox, dependencies: dict[str, Any] | None = None
-) -> bool:
-    """Whether the call ``macro(args)``, made on the task's initial files, succeeds and the verifier accepts."""
-    with Workspace.for_task(task, reuse=True) as workspace:
-        config = task.pytest_config
-        context = MacroContext(
-            workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies or {}, sandbox, None, config
-        )
-        return invoke(macro, context).ok and verify(task, workspace, sandbox).accepted

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..core.tasks import TASK_FILE, Task, TaskError, task_from_data
+from ..core.tasks import TASK_FILE, Task, TaskError, dump_task, task_from_data
 from ..core.workspace import WorkspaceError, remove_kept_folders, write_tree
 from ..macros import MacroRegistry
 from ..process import interrupts
@@ -35,7 +35,6 @@ from ..run.taskcheck import check_task_file, worker_started
 from .affected import affected_tests
 from .build import (
     decided,
-    dump_task,
     family_of,
     fixture_value,
     hidden_tree,

@@ -23,8 +23,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.pytest_spec import PytestSpec
+from ..core.test_layout import TestLayout, pytest_section, test_tree
 from .import_roots import import_roots
-from .layout import TestLayout, pytest_section, test_tree
 from .plugins import needed_plugins
 
 NOT_INHERITED = frozenset(
