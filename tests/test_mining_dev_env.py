@@ -110,7 +110,7 @@ def test_the_task_says_how_the_project_runs_its_tests(mined_dev) -> None:
     data = yaml.safe_load((out / row["kept"] / "task.yaml").read_text())
     assert data["fixture_generated"] == ["src/calc/_version.py"]
     spec = data["pytest"]
-    assert spec["import_roots"] == {"calc": "src"}
+    assert spec["import_roots"] == {"calc": "src"}  # one folder: a string
     assert spec["addopts"] == ["-ra", "--strict-markers"]
     assert spec["dropped"] == [
         "--cov=calc",

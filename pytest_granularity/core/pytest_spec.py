@@ -32,9 +32,11 @@ class Plugin:
 
 @dataclass(frozen=True)
 class PytestSpec:
-    import_roots: Mapping[str, str] = field(default_factory=dict)
-    """The project's top-level modules and packages, each with the folder (relative to the root, ``.`` for the
-    root itself) it is imported from in the workspace, whatever the environment has installed."""
+    import_roots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The project's top-level modules and packages, each with the folders (relative to the root, ``.`` for the
+    root itself) it is imported from in the workspace, in the order tried, whatever the environment has
+    installed: two where a change moves it (into ``src/``, say), the commit's first, as a plain checkout of
+    either side would import it."""
     options: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     """The project's pytest ini options (markers, filterwarnings, python_files, ...), a list as a tuple."""
     addopts: tuple[str, ...] = ()
@@ -47,7 +49,7 @@ class PytestSpec:
         """The ini file a run of the task is started with (``-c``), in place of the workspace's config."""
         loads = [word for plugin in self.plugins for word in ("-p", plugin.module)]
         addopts = ["-p", IMPORT_ROOTS_PLUGIN, *loads, *self.addopts]
-        roots = " ".join(f"{name}={folder}" for name, folder in sorted(self.import_roots.items()))
+        roots = " ".join(f"{name}={','.join(folders)}" for name, folders in sorted(self.import_roots.items()))
         lines = ["[pytest]", f"addopts = {shlex.join(addopts)}", f"{IMPORT_ROOTS_INI} = {roots}"]
         for name, value in self.options.items():
             if isinstance(value, tuple):
@@ -62,7 +64,8 @@ class PytestSpec:
 
     def to_data(self) -> dict[str, Any]:
         """The task file's ``pytest:`` mapping (empty parts left out)."""
-        data: dict[str, Any] = {"import_roots": dict(sorted(self.import_roots.items()))}
+        roots = {name: list(f) if len(f) > 1 else f[0] for name, f in sorted(self.import_roots.items())}
+        data: dict[str, Any] = {"import_roots": roots}
         if self.options:
             data["options"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()}
         if self.addopts:
@@ -78,7 +81,7 @@ class PytestSpec:
         """The spec from a task file's ``pytest:`` mapping, already checked against the task schema."""
         options = {k: tuple(map(str, v)) if isinstance(v, list) else str(v) for k, v in data.get("options", {}).items()}
         return cls(
-            import_roots=dict(data.get("import_roots", {})),
+            import_roots={k: (v,) if isinstance(v, str) else tuple(v) for k, v in data.get("import_roots", {}).items()},
             options=options,
             addopts=tuple(data.get("addopts", ())),
             plugins=tuple(Plugin(p["module"], p["distribution"]) for p in data.get("plugins", ())),

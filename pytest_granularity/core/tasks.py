@@ -156,8 +156,9 @@ def task_from_data(path: Path, data: dict[str, Any]) -> Task:
 def _pytest_spec(path: Path, data: dict[str, Any] | None) -> PytestSpec | None:
     if data is None:
         return None
-    for name, folder in data["import_roots"].items():
-        _relative(path, f"pytest.import_roots.{name}", folder)
+    for name, folders in data["import_roots"].items():
+        for folder in [folders] if isinstance(folders, str) else folders:
+            _relative(path, f"pytest.import_roots.{name}", folder)
     return PytestSpec.from_data(data)
 
 

@@ -324,16 +324,16 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     repo = git.Repo(job.root)
     prompt = clean_message(found.message)
     _screen(repo, found, prompt, job)
-    after = tree_files(repo, found.sha)
-    spec, problem = usable(derive(after, found.layout))
+    after, before = tree_files(repo, found.sha), tree_files(repo, found.parent)
+    spec, problem = usable(derive(after, found.layout, before))
     if problem:
         raise Rejected("project's config fails here", problem)
     overlay, removed = solution_of(found, after)
     hidden = hidden_tree(found, after)
-    before = tree_files(repo, found.parent)
     changed = set(found.tests)
     same = {p for p in hidden if found.layout.is_test_file(p) and before.get(p) == hidden[p]}
-    unchanged = affected_tests({**before, **after}, spec.import_roots, [*overlay, *removed], same)
+    roots = {name: folders[0] for name, folders in spec.import_roots.items()}
+    unchanged = affected_tests({**before, **after}, roots, [*overlay, *removed], same)
     name = task_id(job.root.name, found, prompt)
     folder = job.out / STAGING / found.sha / name
     family = family_of(found)

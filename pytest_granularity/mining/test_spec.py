@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.pytest_spec import PytestSpec
-from ..core.test_layout import TestLayout, pytest_section, test_tree
+from ..core.test_layout import TestLayout, pytest_section, read_layout, test_tree
 from .import_roots import import_roots
 from .plugins import needed_plugins
 
@@ -81,15 +81,18 @@ USAGE = re.compile(r"unrecognized arguments: (.*)")
 CHECK_TIMEOUT = 60.0
 
 
-def derive(files: Mapping[str, bytes], layout: TestLayout) -> PytestSpec:
-    """The spec of the tree ``files`` (a commit's), with this environment's plugins."""
+def derive(files: Mapping[str, bytes], layout: TestLayout, parent: Mapping[str, bytes]) -> PytestSpec:
+    """The spec of the tree ``files`` (a commit's), with this environment's plugins; the project's names are
+    imported from the commit's folders, then the parent's where the commit moves them."""
     section = dict(pytest_section(files) or {})
     addopts, dropped, named = _filtered(_words(section.get("addopts")))
     named += [w for w in _words(section.get("required_plugins"))]
     tests = test_tree(files, layout)
     plugins = needed_plugins(files, [*tests, *(p for p in files if p.endswith("conftest.py"))], named)
     options = {k: _value(v) for k, v in section.items() if k not in NOT_INHERITED}
-    return PytestSpec(import_roots(files, layout), options, tuple(addopts), tuple(plugins), tuple(dropped))
+    after, before = import_roots(files, layout), import_roots(parent, read_layout(parent))
+    roots = {n: tuple(dict.fromkeys(f for f in (after.get(n), before.get(n)) if f)) for n in sorted({*after, *before})}
+    return PytestSpec(roots, options, tuple(addopts), tuple(plugins), tuple(dropped))
 
 
 def usable(spec: PytestSpec) -> tuple[PytestSpec, str | None]:

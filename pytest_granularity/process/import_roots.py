@@ -30,9 +30,9 @@ NEVER = frozenset({"pytest", "_pytest", "py", "pytest_granularity"})
 
 
 class WorkspaceFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, folders: dict[str, str]) -> None:
+    def __init__(self, folders: dict[str, list[str]]) -> None:
         self.folders = folders
-        """Top-level name -> absolute folder it is imported from."""
+        """Top-level name -> the absolute folders it is imported from, in the order tried."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
@@ -40,9 +40,10 @@ class WorkspaceFinder(importlib.abc.MetaPathFinder):
         folder = self.folders.get(fullname)
         if folder is None:
             return None  # a submodule follows its package's own __path__, which is in the workspace
-        spec = importlib.machinery.PathFinder.find_spec(fullname, [folder])
+        spec = importlib.machinery.PathFinder.find_spec(fullname, folder)
         if spec is None:
-            raise ModuleNotFoundError(f"No module named {fullname!r} in the workspace ({folder})", name=fullname)
+            shown = ", ".join(folder)
+            raise ModuleNotFoundError(f"No module named {fullname!r} in the workspace ({shown})", name=fullname)
         return spec
 
 
@@ -57,17 +58,18 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 def install(words: list[str], root: str) -> None:
     """Put the finder first, for ``name=folder`` words under ``root``; forget what was imported from elsewhere."""
-    folders = {}
+    folders: dict[str, list[str]] = {}
     for word in words:
-        name, _, folder = word.partition("=")
-        path = os.path.normpath(os.path.join(root, folder or "."))
-        if name.isidentifier() and name not in NEVER and (path == root or path.startswith(root + os.sep)):
-            folders[name] = path
+        name, _, listed = word.partition("=")
+        paths = [os.path.normpath(os.path.join(root, folder or ".")) for folder in listed.split(",")]
+        inside = [path for path in paths if path == root or path.startswith(root + os.sep)]
+        if name.isidentifier() and name not in NEVER and inside:
+            folders[name] = inside
     if not folders:
         return
     for name in [m for m in sys.modules if m.split(".")[0] in folders]:
         origin = getattr(sys.modules[name], "__file__", None) or ""
-        if not origin.startswith(folders[name.split(".")[0]] + os.sep):
+        if not any(origin.startswith(folder + os.sep) for folder in folders[name.split(".")[0]]):
             del sys.modules[name]
     sys.meta_path.insert(0, WorkspaceFinder(folders))
     importlib.invalidate_caches()
