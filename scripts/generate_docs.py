@@ -154,7 +154,7 @@ MINING_RESULTS = Path(".granularity/mining")
 
 
 def _mined(root: Path) -> list[dict[str, object]]:
-    files = sorted(p for p in (root / MINING_RESULTS).glob("*.json") if not p.name.startswith("matrix-"))
+    files = sorted(p for p in (root / MINING_RESULTS).glob("*.json") if not p.name.startswith(("matrix-", "speed-")))
     return [json.loads(p.read_text(encoding="utf-8")) for p in files]
 
 
@@ -176,13 +176,30 @@ def mining_results(root: Path) -> str:
                 *(str(reasons.get(reason, 0)) for reason in REASONS),
                 f"{median:.1f}",
                 f"{float(result['seconds']) / 60:.1f}",  # type: ignore[arg-type]
+                "dev env" if "development" in str(result.get("environment", "")) else "plain venv",
             ]
         )
     names = ["", "commits read", "candidates", "kept", *(f"rejected: {r}" for r in REASONS)]
-    names += ["seconds per candidate (median)", "minutes in all (2 jobs)"]
+    names += ["seconds per candidate (median)", "minutes in all (2 jobs)", "mined from"]
     lines = ["|  | " + " | ".join(c[0] for c in columns) + " |"]
     lines.append("|---|" + "---|" * len(columns))
     lines += [f"| {names[n]} | " + " | ".join(c[n] for c in columns) + " |" for n in range(1, len(names))]
+    return "\n".join(lines)
+
+
+def mining_speed(root: Path) -> str:
+    """Per repository: its whole suite's time and what a decided and a kept candidate cost (scripts/mining_speed.py)."""
+    lines = [
+        "| repository | suite (s) | decided candidate, median (s) | kept candidate, median (s) | kept, in suite runs |"
+        " pytest runs per kept (median) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for path in sorted((root / MINING_RESULTS).glob("speed-*.json")):
+        r = json.loads(path.read_text(encoding="utf-8"))
+        lines.append(
+            f"| {r['name']} | {r['suite_seconds']:.1f} | {r['decided_median_seconds']} | {r['kept_median_seconds']} |"
+            f" **{r['kept_median_suites']}** | {r['kept_median_runs']} |"
+        )
     return "\n".join(lines)
 
 
@@ -375,6 +392,7 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "local-model-ablation": local_model_ablation,
     "mining-results": mining_results,
     "mining-macro-fit": mining_macro_fit,
+    "mining-speed": mining_speed,
     "mining-matrix": mining_matrix,
     "evolution-rediscovery": evolution_rediscovery,
     "evolution-time-split": evolution_time_split,

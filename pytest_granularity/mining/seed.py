@@ -23,7 +23,7 @@ RECENT = 50
 
 def recent_history(root: Path, folder: Path, revisions: str | None = None, limit: int | None = None) -> list[str]:
     """Mine ``revisions`` (default: the last :data:`RECENT` first-parent commits) into ``folder``; a line on how it
-    went. A repository that cannot be mined by default (a shallow clone, its package installed here) is said so
+    went. A repository that cannot be mined by default (a shallow clone) is said so
     and nothing is written; ``revisions`` or ``limit`` that cannot be mined are refused."""
     sandbox = select("auto")
     try:

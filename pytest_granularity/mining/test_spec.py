@@ -18,7 +18,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -162,10 +162,10 @@ def _filtered(words: list[str]) -> tuple[list[str], list[str], list[str]]:
 
 
 def _words(value: object) -> list[str]:
+    """An ``args`` option as pytest reads it: a TOML list word for word, text split as a shell would."""
     if value is None:
         return []
-    items: Iterable[object] = value if isinstance(value, list) else [value]
-    return [word for item in items for word in shlex.split(str(item))]
+    return [str(item) for item in value] if isinstance(value, list) else shlex.split(str(value))
 
 
 def _value(value: object) -> str | tuple[str, ...]:
