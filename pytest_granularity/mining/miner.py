@@ -30,7 +30,7 @@ from ..macros import MacroRegistry
 from ..process import interrupts
 from ..process.pytest_process import test_time
 from ..process.sandbox import Sandbox
-from ..run.interface import interface
+from ..run.interface import interface, unnamed
 from ..run.taskcheck import check_task_file, worker_started
 from .affected import affected_tests
 from .build import (
@@ -110,6 +110,8 @@ class Decision:
     macro: str | None = None
     """The builtin (or registered) macro whose derived call reproduces the commit, if any."""
     macro_calls_tried: int = 0
+    unsteady: int = 0
+    """Pass-to-pass test files left out of the suite because a repeat changed an outcome in them."""
     runs: int = 0
     """pytest runs made to decide it (memo hits not counted): what a candidate costs, beside its seconds."""
 
@@ -124,6 +126,7 @@ class _Kept:
     tests: int
     macro: str | None
     tried: int
+    unsteady: int
 
 
 @dataclass
@@ -305,7 +308,7 @@ def decide(found: Candidate) -> Decision:
     try:
         kept = _build(found, job)
         fields = {"kept": kept.name, "family": kept.family, "tests": kept.tests, "macro": kept.macro}
-        fields["macro_calls_tried"] = kept.tried
+        fields.update(macro_calls_tried=kept.tried, unsteady=kept.unsteady)
     except Rejected as exc:
         fields = {"kept": None, "reason": exc.reason, "detail": exc.detail}
     except (TaskError, WorkspaceError) as exc:
@@ -358,9 +361,7 @@ def _build(found: Candidate, job: _Job) -> _Kept:
     draft["prompt"] = with_interface(prompt, used.section()) + "\n"
     missing = used.missing(draft["prompt"])
     if missing:
-        raise Rejected(
-            "underspecified", f"the tests use {', '.join(missing)}, new in the commit; the prompt never names"
-        )
+        raise Rejected("underspecified", unnamed(missing))
     selected = decided(draft, decisive.fail_to_pass, [], family)
     suite = decisive.pass_to_pass_files + _still_passing(task_from_data(path, selected), found, before, changed, job)
     selected = decided(draft, decisive.fail_to_pass, suite, family)
@@ -374,7 +375,7 @@ def _build(found: Candidate, job: _Job) -> _Kept:
         raise Rejected("check failed", _named(check.problems[0]))
     _move(folder, job.out / name, job.root)
     skill = fit.call["skill"] if fit.call else None
-    return _Kept(name, family, len(decisive.fail_to_pass), skill, fit.tried)
+    return _Kept(name, family, len(decisive.fail_to_pass), skill, fit.tried, decisive.unsteady)
 
 
 def _named(problem: str) -> str:
