@@ -167,4 +167,4 @@ def test_pytest_runs_the_same_on_ci(fix_add, monkeypatch):
         (ws.root / "tests" / "test_env.py").write_text(
             "import os\n\ndef test_env():\n    assert os.environ.get('CI') is None and os.environ.get('COLUMNS') is None\n"
         )
-        assert _run(ws.root, ["tests/test_env.py"], 30, False, NO_SANDBOX).passed
+        assert _run(ws.root, ["tests/test_env.py"], 30, False, NO_SANDBOX, None).passed
