@@ -1,5 +1,5 @@
 """Rewritten asserts kept by a warm server: used only for the content they were made from, made only from
-content the harness vouched for, and never from a verifier's run."""
+content the harness vouched for, and a verifier's hidden files only in the verifier's own server."""
 
 from __future__ import annotations
 
@@ -111,6 +111,28 @@ def test_a_run_teaches_its_server_the_vouched_files_only_and_a_verifier_run_noth
     (root / "test_by_agent.py").write_text(TEST_FILE.replace("one", "agent"))
     assert _kept_after(root, ["_granularity_verifier"], sandbox, isolated=True) == []
     assert _kept_after(root, ["test_set_up.py", "test_by_agent.py"], sandbox) == ["test_set_up.py"]
+
+
+def _kept(run: pytest_process.PytestRun) -> list[str]:
+    line = next(line for line in run.output.splitlines() if "KEPT" in line)
+    return eval(line[line.index("KEPT") + 4 :])  # a list of file names, printed by the probe above
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_the_hidden_files_laid_for_a_verifier_run_are_kept_by_the_verifiers_server_alone(tmp_path, sandbox):
+    root = workspace(tmp_path, {"test_probe.py": KEPT_PROBE})
+    hidden = {"_granularity_verifier/test_hidden.py": TEST_FILE.replace("one", "hidden").encode()}
+    probe = {"_granularity_verifier/test_probe.py": KEPT_PROBE.encode()}
+    (root / "_granularity_verifier").mkdir()
+    for rel, data in {**hidden, **probe}.items():
+        (root / rel).write_bytes(data)
+    first = run_pytest(root, ["_granularity_verifier/test_hidden.py"], 60, isolated=True, sandbox=sandbox, laid=hidden)
+    assert first.exit_code == 1 and "a rewritten assert" in first.output
+    (root / "_granularity_verifier" / "test_hidden.py").unlink()  # the verifier clears its folder at once
+    verifier = run_pytest(root, ["-s", "_granularity_verifier/test_probe.py"], 60, isolated=True, sandbox=sandbox)
+    assert _kept(verifier) == ["test_hidden.py"]
+    agent = run_pytest(root, ["-s", "test_probe.py"], 60, sandbox=sandbox)
+    assert "test_hidden.py" not in _kept(agent)
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

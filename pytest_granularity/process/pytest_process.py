@@ -21,14 +21,14 @@ import subprocess
 import sys
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..core.run_folders import tracked_folder
-from ..core.vouched import vouched_for
+from ..core.vouched import digest, vouched_for
 from . import test_timer
 from .interrupts import kill_group, marked, tracked_process
 from .pytest_server import PytestRequest, server_for
@@ -87,6 +87,7 @@ def run_pytest(
     sandbox: Sandbox = NO_SANDBOX,
     memo_scope: str = "",
     config: str | None = None,
+    laid: Mapping[str, bytes] | None = None,
 ) -> PytestRun:
     """Run pytest in ``cwd``; a run on byte-identical files with the same arguments is not repeated.
 
@@ -102,12 +103,15 @@ def run_pytest(
 
     ``config`` is the ini file the run reads in place of the workspace's (a task's ``pytest:`` spec,
     ``core.pytest_spec``); an isolated run without one reads an empty config of ours.
+
+    ``laid`` are the files (relative to ``cwd``) the harness laid for an isolated run alone, the hidden
+    tests: the verifier's warm server keeps their asserts rewritten for its next runs (``rewrite_cache``).
     """
     key = _memo_key(cwd, args, timeout, isolated, sandbox, memo_scope, config)
     if key in _MEMO:
         _MEMO.move_to_end(key)
         return _MEMO[key]
-    result = _run(cwd, args, timeout, isolated, sandbox, config)
+    result = _run(cwd, args, timeout, isolated, sandbox, config, laid)
     if not result.timed_out:
         _MEMO[key] = result
         if len(_MEMO) > MEMO_SIZE:
@@ -126,18 +130,27 @@ def _memo_key(
 
 
 def _run(
-    cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, config: str | None
+    cwd: Path,
+    args: Sequence[str],
+    timeout: float,
+    isolated: bool,
+    sandbox: Sandbox,
+    config: str | None,
+    laid: Mapping[str, bytes] | None = None,
 ) -> PytestRun:
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", test_timer.__name__, *args]
-    server = None if os.environ.get(COLD_ENV) == "1" else server_for(cwd, sandbox, partial(_environment, cwd))
+    cold = os.environ.get(COLD_ENV) == "1"
+    server = None if cold else server_for(cwd, sandbox, partial(_environment, cwd), verifier=isolated)
+    kept = {str(cwd / rel): data for rel, data in (laid or {}).items()} if isolated else {}
     if server is not None:
         try:
             launch = partial(server.run, timeout=timeout)
-            return _run_with(server.scratch, cwd, options, isolated, config, timeout, launch)
+            return _run_with(server.scratch, cwd, options, isolated, config, timeout, launch, kept)
         finally:
             server.clean()
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
-        return _run_with(Path(scratch), cwd, options, isolated, config, timeout, partial(_cold, sandbox, timeout))
+        launch = partial(_cold, sandbox, timeout)
+        return _run_with(Path(scratch), cwd, options, isolated, config, timeout, launch, kept)
 
 
 COLD_ENV = "GRANULARITY_COLD_PYTEST"
@@ -149,18 +162,28 @@ Launch = Callable[[PytestRequest], tuple[bytes, int | None]]
 
 
 def _run_with(
-    scratch: Path, cwd: Path, options: list[str], isolated: bool, config: str | None, timeout: float, launch: Launch
+    scratch: Path,
+    cwd: Path,
+    options: list[str],
+    isolated: bool,
+    config: str | None,
+    timeout: float,
+    launch: Launch,
+    laid: dict[str, bytes],
 ) -> PytestRun:
-    """One run with ``scratch`` as its temporary folder, started by ``launch``, cold or warm alike."""
+    """One run with ``scratch`` as its temporary folder, started by ``launch``, cold or warm alike. What the
+    server may keep rewritten: the files set up in the workspace for an agent's run, the ``laid`` hidden
+    files for the verifier's (its server is its own, ``pytest_server.VerifierServer``)."""
     results, nonce = scratch / "granularity-results.json", secrets.token_hex(16)
     if isolated or config is not None:
         pytest_args = _config_args(cwd, scratch, config or EMPTY_CONFIG, options)
     else:
         pytest_args = options
-    vouched = frozenset() if isolated else vouched_for(cwd)  # the hidden verifier teaches a server nothing
+    vouched = frozenset(map(digest, laid.values())) if isolated else vouched_for(cwd)
     with marked(_environment(cwd, scratch, isolated)) as mark:
         env = mark.env
-        output, exit_code = launch(PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce, vouched))
+        request = PytestRequest(str(cwd), env, pytest_args, isolated, str(results), nonce, vouched, laid)
+        output, exit_code = launch(request)
     timed_out = exit_code is None
     text = _stable(output.decode("utf-8", errors="replace"), cwd, scratch)
     recorded = _read_results(results, nonce) if isolated and not timed_out else None

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,6 +82,9 @@ class PytestRequest:
     nonce: str
     vouched: frozenset[bytes] = frozenset()
     """Digests of the files whose rewritten asserts the server may keep after this run (``rewrite_cache``)."""
+    laid: dict[str, bytes] = field(default_factory=dict)
+    """Files the harness laid for this run alone (the hidden verifier's), by path: what the server keeps of
+    them is rewritten from these bytes, never from the disk, which the run may change or the harness clear."""
 
 
 class PytestServer(ForkServer):
@@ -141,16 +144,27 @@ class PytestServer(ForkServer):
         super().stop()
 
 
-def server_for(root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]]) -> PytestServer | None:
-    """A live server for runs in ``root``, marked busy until :meth:`PytestServer.clean`: a kept one of the
-    sandbox's that fits, else a new one (the oldest goes). None when none could start, where processes cannot
-    fork, or when the one for ``root`` is busy with another thread's run: the caller runs pytest cold."""
+class VerifierServer(PytestServer):
+    """The warm pytest of the verifier's runs in a workspace folder, apart from the one the agent's runs fork
+    from: the hidden tests it keeps rewritten are never in the memory of a run an agent or a macro started.
+    A verifier run's child does run the workspace's code, which could read them there, but it is a run of the
+    tests whose files lie in its own workspace, and nothing it could learn reaches an agent."""
+
+
+def server_for(
+    root: Path, sandbox: Sandbox, environment: Callable[[Path], dict[str, str]], verifier: bool = False
+) -> PytestServer | None:
+    """A live server for runs in ``root`` (the verifier's own where ``verifier``), marked busy until
+    :meth:`PytestServer.clean`: a kept one of the sandbox's that fits, else a new one (the oldest goes). None
+    when none could start, where processes cannot fork, or when the one for ``root`` is busy with another
+    thread's run: the caller runs pytest cold."""
     if not hasattr(os, "fork") or not can_finish_like_an_interpreter():
         return None
-    pool = sandbox.servers.pool(PytestServer)
+    kind = VerifierServer if verifier else PytestServer
+    pool = sandbox.servers.pool(kind)
     server = pool.find(lambda kept: kept.fits(root, sandbox))
     if server is None:
-        server = pool.start(lambda: PytestServer(root, sandbox, environment))
+        server = pool.start(lambda: kind(root, sandbox, environment))
         if not server.alive:
             return None
     elif server.busy:
@@ -203,7 +217,7 @@ def serve() -> None:
         answers.send_bytes(EXIT + str(os.waitstatus_to_exitcode(status)).encode())
         hints = _read_available(hints_reader, HINTS_BYTES)
         if request.vouched:
-            rewrites.learn(hints, request.cwd, request.vouched)
+            rewrites.learn(hints, request.cwd, request.vouched, request.laid)
             gc.freeze()
 
 

@@ -8,7 +8,9 @@ children use it: the code pytest would have made, made by the server itself from
 read it, never by a run.
 
 Only content the harness vouches for is kept: the files of a task's workspace as it was set up
-(``vouch``), never what an agent wrote and never the hidden verifier (whose runs teach nothing).
+(``vouch``), never what an agent wrote. The hidden verifier's files are kept only by the verifier's own
+server (``pytest_server.VerifierServer``), from the bytes the harness laid, never by the server the
+agent's runs fork from.
 A child starts from the server's memory, so anything kept is readable by every later run: kept
 this way, it holds the test files tasks start from (fixture and setup, given to every run of a
 task; a later run of another task can read them too), nothing an agent or a run made, so no run
@@ -24,7 +26,7 @@ import os
 import stat
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -70,10 +72,11 @@ class RewriteCache:
 
         rewrite._rewrite_test = cached
 
-    def learn(self, hints: bytes, cwd: str, vouched: frozenset[bytes]) -> None:
+    def learn(self, hints: bytes, cwd: str, vouched: frozenset[bytes], laid: Mapping[str, bytes] | None = None) -> None:
         """In the server, after a run: rewrite the files the run rewrote itself, where their content is vouched
         for. ``hints`` come from agent-run code, so they only choose which files are read: regular files under
-        ``cwd``, read here, rewritten here."""
+        ``cwd``, read here (or the bytes the harness ``laid`` there for the run), rewritten here."""
+        laid = laid or {}
         deadline = time.monotonic() + LEARN_SECONDS
         root = os.path.realpath(cwd) + os.sep
         for path in hints.decode("utf-8", errors="replace").splitlines():
@@ -81,7 +84,7 @@ class RewriteCache:
                 return
             if not (os.path.isabs(path) and path.endswith(".py") and os.path.realpath(path).startswith(root)):
                 continue
-            source = _read_regular(path)
+            source = laid[path] if path in laid else _read_regular(path)
             if source is None:
                 continue
             key = (path, digest(source))

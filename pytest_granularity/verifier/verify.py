@@ -112,6 +112,7 @@ def hidden_run(
             sandbox=sandbox,
             memo_scope=memo_scope,
             config=task.pytest_config,
+            laid={f"{VERIFIER_DIR}/{rel}": data for rel, data in read_tree(task.verifier_tests).items()},
         )
     finally:
         _clear(folder)
