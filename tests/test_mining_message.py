@@ -45,3 +45,18 @@ def test_the_interface_section_follows_the_message_after_a_blank_line() -> None:
 
 def test_a_message_of_only_references_says_nothing() -> None:
     assert says_nothing(clean_message("Fixes #12 (gh-5)"))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Merge stable into main (#3521)",
+        "Merge `stable` into `main` after `CHANGES` rST to Markdown conversion (#3563)\n\nDivergence came in #3559.",
+    ],
+)
+def test_a_branch_brought_into_another_says_nothing(message: str) -> None:
+    assert says_nothing(clean_message(message))
+
+
+def test_a_request_that_merges_things_still_says_something() -> None:
+    assert not says_nothing(clean_message("Merge the two option parsers into one class"))

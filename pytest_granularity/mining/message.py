@@ -27,6 +27,8 @@ CODE_SPAN = r"(?P<code>(?P<ticks>`+)[^\n]*?(?P=ticks))"
 TOOLING = re.compile(rf"{CODE_SPAN}|{SKIP_TAGS}|{BARE_REFERENCES}", re.IGNORECASE)
 """What a line loses, tried at each place after a code span, which is kept whole: its text is code."""
 MERGE_PR = re.compile(r"^Merge (pull request|branch|remote-tracking branch) .*$", re.IGNORECASE)
+BRANCH_SYNC = re.compile(r"^merge\s+`?[\w./-]+`?\s+into\s+`?[\w./-]+`?", re.IGNORECASE)
+"""A branch brought into another ("Merge stable into main"): many changes, and a request for none of them."""
 FENCE = re.compile(r"^[ \t]*```")
 LEFTOVER = re.compile(r"\W*(?:\band\b\W*)?", re.IGNORECASE)
 """What a line that held only references keeps of them: punctuation, a bullet, an "and"."""
@@ -119,7 +121,10 @@ def with_interface(message: str, section: str) -> str:
 
 
 def says_nothing(prompt: str) -> bool:
-    """A prompt no one could act on: fewer than three words, or only words like "wip", "fix", "update"."""
+    """A prompt no one could act on: fewer than three words, only words like "wip", "fix", "update", or a
+    branch sync."""
+    if BRANCH_SYNC.match(prompt.strip()):
+        return True
     words = re.findall(r"[A-Za-z]+", prompt.lower())
     meaningful = [w for w in words if w not in VACUOUS]
     return len(words) < MIN_WORDS or not meaningful

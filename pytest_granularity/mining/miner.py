@@ -386,7 +386,7 @@ def _named(problem: str) -> str:
 
 
 def _still_passing(task: Task, found: Candidate, before: dict[str, bytes], changed: set[str], job: _Job) -> list[str]:
-    """The parent's versions of the changed test files, run test by test on both sides (``probe.still_passing``)."""
+    """The parent's versions of the changed test files, run test by test on the commit (``probe.still_passing``)."""
     folder = job.out / STAGING / found.sha / "parent-tests"
     write_tree(folder, hidden_tree(found, before))
     existing = tuple(sorted(path for path in changed if path in before))

@@ -70,11 +70,19 @@ def decisive_tests(
     task: Task, changed_tests: set[str], unchanged_tests: set[str], repeats: int, sandbox: Sandbox
 ) -> Decisive:
     """The fail-to-pass tests (confirmed ``repeats`` times on each side) and the unchanged test files whose
-    every test passes on both sides; a :class:`Rejected` names why there are none."""
-    before, after = run_side(task, False, sandbox), run_side(task, True, sandbox)
+    every test passes on the commit, every time; a :class:`Rejected` names why there are none.
+
+    The parent runs only the commit's changed test files, where fail-to-pass tests live: the unchanged
+    files are the project's suite, which the verifier asks to pass on the agent's workspace, as it passes
+    on the commit. Only where no changed test passes on the parent does it run them all, to tell a parent
+    that cannot import its own package from tests that fail on what the commit adds."""
+    before = run_side(replace(task, verifier_select=tuple(sorted(changed_tests))), False, sandbox)
+    after = run_side(task, True, sandbox)
     if not after.outcomes:
         _missing_module(after, task)
         raise Rejected("tests fail after", _evidence(after, _collection(after) or "no test ran on the commit"))
+    if "passed" not in before.outcomes.values():
+        before = run_side(task, False, sandbox)
     if not before.outcomes and not (before.errors and {_file(e) for e in before.errors} <= changed_tests):
         # Collection errors only in the files the commit changed are its tests failing before (they import what
         # it adds); an unchanged file, a conftest or the package failing to import is the parent's own.
@@ -89,7 +97,7 @@ def decisive_tests(
     chosen = sorted(n for n in passing_after if before.outcomes.get(n, "error") in FAILING)
     if not chosen:
         raise Rejected("tests pass before", f"all {len(passing_after)} passing tests pass on the parent too")
-    passing = _passing_files(before, after, unchanged_tests)
+    passing = _passing_files(after, unchanged_tests)
     stable, steady = _confirmed(task, chosen, passing, repeats, sandbox)
     if not stable:
         raise Rejected("flaky", f"none of {len(chosen)} fail-to-pass tests gave the same outcomes on every repeat")
@@ -98,41 +106,40 @@ def decisive_tests(
 
 def still_passing(parent_tests: Task, sandbox: Sandbox) -> list[str]:
     """The parent's own versions of the test files the commit changed, test by test: those that pass on the
-    parent and on the reference solution. With the unchanged files that pass, they are the tests an agent
-    sees in the workspace that must keep passing (``tests`` and ``verifier.suite``). In the order they ran,
-    which is the file's: named on the command line, tests run in the order given, and a project's tests can
-    depend on their order (one registers a class that a later one counts)."""
+    reference solution. With the unchanged files that pass there, they are the tests an agent sees in the
+    workspace that must pass at its end (``tests`` and ``verifier.suite``). In the order they ran, which is
+    the file's: named on the command line, tests run in the order given, and a project's tests can depend on
+    their order (one registers a class that a later one counts)."""
     if not parent_tests.verifier_select:
         return []
-    before, after = run_side(parent_tests, False, sandbox), run_side(parent_tests, True, sandbox)
-    return [n for n, o in after.outcomes.items() if o == "passed" and before.outcomes.get(n) == "passed"]
+    return [n for n, o in run_side(parent_tests, True, sandbox).outcomes.items() if o == "passed"]
 
 
 def _confirmed(
     task: Task, chosen: list[str], passing: list[str], repeats: int, sandbox: Sandbox
 ) -> tuple[list[str], list[str]]:
-    """The fail-to-pass tests and the pass-to-pass files that keep their outcomes on ``repeats - 1`` more runs of
-    each side, made for real: a test that changes outcome would make the task's verdict a coin toss."""
+    """The fail-to-pass tests that keep their outcomes on ``repeats - 1`` more runs of each side, and the
+    pass-to-pass files that keep passing on the commit's, made for real: a test that changes outcome would
+    make the task's verdict a coin toss."""
     kept, steady = set(chosen), set(passing)
-    selected = replace(task, verifier_select=tuple(chosen + passing))
     for repeat in range(1, repeats):
-        before, after = run_side(selected, False, sandbox, repeat), run_side(selected, True, sandbox, repeat)
+        before = run_side(replace(task, verifier_select=tuple(chosen)), False, sandbox, repeat)
+        after = run_side(replace(task, verifier_select=tuple(chosen + passing)), True, sandbox, repeat)
         kept &= {n for n in chosen if after.outcomes.get(n) == "passed" and before.outcomes.get(n, "error") in FAILING}
-        steady &= set(_passing_files(before, after, steady))
+        steady &= set(_passing_files(after, steady))
     return sorted(kept), sorted(steady)
 
 
-def _passing_files(before: Side, after: Side, unchanged: set[str]) -> list[str]:
-    """Unchanged test files whose tests all pass on both sides: the project's own suite for the task."""
-    files: dict[str, bool] = {}
-    for side in (before, after):
-        for node, outcome in side.outcomes.items():
-            path = _file(node)
-            if path in unchanged:
-                files[path] = files.get(path, True) and outcome == "passed"
-        for error in side.errors:
-            files[_file(error)] = False
-    return sorted(path for path, good in files.items() if good)
+def _passing_files(side: Side, files: set[str]) -> list[str]:
+    """The ``files`` whose tests all pass on ``side`` (and ran there): the project's own suite for the task."""
+    good: dict[str, bool] = {}
+    for node, outcome in side.outcomes.items():
+        path = _file(node)
+        if path in files:
+            good[path] = good.get(path, True) and outcome == "passed"
+    for error in side.errors:
+        good[_file(error)] = False
+    return sorted(path for path, passed in good.items() if passed)
 
 
 def _missing_module(side: Side, task: Task) -> None:
