@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from mining_repo import commit, git
+
+from pytest_granularity.mining.history import candidate, open_repository
 from pytest_granularity.mining.message import clean_message, says_nothing, with_interface
 
 
@@ -60,3 +64,21 @@ def test_a_branch_brought_into_another_says_nothing(message: str) -> None:
 
 def test_a_request_that_merges_things_still_says_something() -> None:
     assert not says_nothing(clean_message("Merge the two option parsers into one class"))
+
+
+def test_a_branch_merge_speaks_through_the_merged_commits_that_change_python_and_say_something(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "Start the markup package", {"pkg/__init__.py": "V = '2.1.1'\n", "tests/test_tags.py": "X = 1\n"})
+    git(root, "checkout", "-q", "-b", "stable")
+    commit(root, "update requirements", {"requirements/tests.txt": "pytest==9\n"})
+    commit(root, "start version 2.1.2", {"pkg/__init__.py": "V = '2.1.2'\n"})
+    commit(root, "Reword the whole changelog for clarity", {"CHANGES.rst": "2.1.2\n"})
+    commit(root, "match newlines when stripping tags", {"pkg/tags.py": "S = 1\n", "tests/test_tags.py": "X = 2\n"})
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "stable", "-m", "Merge branch 'stable'")
+    found = candidate(open_repository(root), git(root, "rev-parse", "HEAD").strip())
+    assert found is not None and found.message == "match newlines when stripping tags\n"

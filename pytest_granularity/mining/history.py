@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
 from ..core.test_layout import TestLayout, read_layout
+from .message import clean_message, says_nothing
 
 if TYPE_CHECKING:
     import git
@@ -196,7 +197,7 @@ def _message(repo: git.Repo, sha: str) -> str:
 
     A merge's own message is the pull request's title and description after the "Merge pull request #N from
     user/branch" line; a merge with nothing more (``git merge`` of a branch) says what it brought in through the
-    messages of the commits it merged, oldest first."""
+    messages of the commits it merged (:func:`_merged_messages`)."""
     message = str(repo.git.log("-1", "--format=%B", "--encoding=UTF-8", sha))
     if len(repo.commit(sha).parents) != 2:
         return message
@@ -205,5 +206,18 @@ def _message(repo: git.Repo, sha: str) -> str:
         return message
     if rest.strip():
         return rest.strip() + "\n"
-    merged = repo.git.log("--reverse", "--no-merges", "--format=%B%x00", "--encoding=UTF-8", f"{sha}^1..{sha}^2")
-    return "\n\n".join(m.strip() for m in merged.split("\0") if m.strip()) + "\n"
+    return _merged_messages(repo, sha)
+
+
+def _merged_messages(repo: git.Repo, sha: str) -> str:
+    """The messages of the commits a merge brought in, oldest first, of those that change Python and say
+    something: the release bumps, requirement updates and tool runs a branch brings along ask for nothing."""
+    log = repo.git.log(
+        "--reverse", "--no-merges", "--format=%x1e%B%x1f", "--name-only", "--encoding=UTF-8", f"{sha}^1..{sha}^2"
+    )
+    kept = []
+    for entry in log.split("\x1e")[1:]:
+        message, _, names = entry.partition("\x1f")
+        if any(name.endswith(".py") for name in names.split("\n")) and not says_nothing(clean_message(message)):
+            kept.append(message.strip())
+    return "\n\n".join(kept) + "\n"

@@ -62,6 +62,7 @@ VACUOUS = frozenset(
         "refactor",
         "bump",
         "release",
+        "start",
         "version",
         "merge",
         "temp",
