@@ -63,6 +63,12 @@ PINNED = {
     "humanize": Pinned(
         "https://github.com/python-humanize/humanize", "c3a124cdeb272d7f63bc0aa66f79c6fbafd2fc6d", "HEAD", 25, DEV
     ),
+    "structlog": Pinned(
+        "https://github.com/hynek/structlog", "025edaf799c6d6d511ab672d14c2ba8e885c4c36", "HEAD", 25, DEV
+    ),
+    "markupsafe": Pinned(
+        "https://github.com/pallets/markupsafe", "1251593f6b0e3b45f2cc8aba662622bc22d6a5e2", "HEAD", 25, DEV
+    ),
     "boltons-dev": Pinned(
         "https://github.com/mahmoud/boltons", "967864f89791509f9eb36b22b4579d36b72a6df2", "HEAD", 25, DEV
     ),

@@ -28,11 +28,11 @@ class Runs:
 
     parent: dict[str, str]
     commit: dict[str, str]
-    made: list[tuple[bool, tuple[str, ...]]] = field(default_factory=list)
+    made: list[tuple[bool, tuple[str, ...], bool]] = field(default_factory=list)
 
-    def __call__(self, task, solved, sandbox, repeat=0) -> Side:
+    def __call__(self, task, solved, sandbox, repeat=0, each=True) -> Side:
         select = tuple(task.verifier_select)
-        self.made.append((solved, select))
+        self.made.append((solved, select, each))
         outcomes = self.commit if solved else self.parent
         chosen = {n: o for n, o in outcomes.items() if any(n == s or n.startswith(s + "::") for s in select)}
         return Side(chosen, ())
@@ -56,8 +56,13 @@ def test_the_parent_runs_only_the_changed_files_and_the_suite_is_what_passes_on_
     decided = _decide(monkeypatch, runs)
     assert decided.fail_to_pass == ["tests/test_new.py::test_b"]
     assert decided.pass_to_pass_files == ["tests/test_old.py"]
-    parent_runs = [select for solved, select in runs.made if not solved]
-    assert parent_runs == [("tests/test_new.py",), ("tests/test_new.py::test_b",)]
+    assert runs.made[0] == (False, ("tests/test_new.py",), True)  # the parent: the changed files alone
+    # the last repeat: the fail-to-pass tests on each side as the verifier runs them, then the suite on the commit
+    assert runs.made[2:] == [
+        (False, ("tests/test_new.py::test_b",), False),
+        (True, ("tests/test_new.py::test_b",), False),
+        (True, ("tests/test_old.py",), True),
+    ]
 
 
 def test_where_no_changed_test_passes_on_the_parent_every_file_runs_there_to_find_why(monkeypatch):
@@ -65,7 +70,7 @@ def test_where_no_changed_test_passes_on_the_parent_every_file_runs_there_to_fin
     with pytest.raises(Rejected) as rejected:
         _decide(monkeypatch, runs)
     assert rejected.value.reason == "cannot import at the parent"
-    assert [select for solved, select in runs.made if not solved][-1] == tuple(sorted(CHANGED | UNCHANGED))
+    assert [select for solved, select, _ in runs.made if not solved][-1] == tuple(sorted(CHANGED | UNCHANGED))
 
 
 def test_a_suite_file_that_fails_on_a_repeat_is_left_out_and_counted(monkeypatch):
@@ -75,8 +80,8 @@ def test_a_suite_file_that_fails_on_a_repeat_is_left_out_and_counted(monkeypatch
     )
     original = runs.__call__
 
-    def flaky(task, solved, sandbox, repeat=0) -> Side:
-        side = original(task, solved, sandbox, repeat)
+    def flaky(task, solved, sandbox, repeat=0, each=True) -> Side:
+        side = original(task, solved, sandbox, repeat, each)
         if repeat and solved:
             return Side({**side.outcomes, "tests/test_old.py::test_c": "failed"}, ())
         return side

@@ -9,11 +9,12 @@ import pytest
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.core.workspace import Workspace, solution_files
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.process.pytest_process import PytestRun, run_pytest
+from pytest_granularity.process import pytest_process
+from pytest_granularity.process.pytest_process import PytestRun, run_pytest, test_time
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task
 from pytest_granularity.run.taskcheck import check_task_file
-from pytest_granularity.verifier.verify import VERIFIER_DIR, judge, verify
+from pytest_granularity.verifier.verify import VERIFIER_DIR, hidden_run, judge, verify
 
 
 def test_verifier_rejects_untouched_and_accepts_reference(fix_add):
@@ -64,6 +65,20 @@ def test_a_verdict_only_run_gives_the_whole_runs_verdict(fix_add):
         assert not verify(fix_add, ws, first_failure=True).accepted
         ws.apply(solution_files(fix_add), fix_add.solution_delete)
         assert verify(fix_add, ws, first_failure=True).accepted
+
+
+def test_a_verdict_only_run_is_answered_by_the_same_run_made_whole(fix_add, monkeypatch):
+    """Mining's last repeat makes the whole run on the parent; the check's verdict on the untouched
+    workspace, which would stop at its first failure, is that run's, with no run of its own."""
+    monkeypatch.setattr(pytest_process, "_MEMO", type(pytest_process._MEMO)())  # no other test's runs
+    with Workspace.for_task(fix_add) as ws:
+        whole = hidden_run(fix_add, ws)
+        made = test_time.runs
+        stopped = verify(fix_add, ws, first_failure=True)
+        assert test_time.runs == made and not stopped.accepted
+        assert stopped.output.splitlines()[1:] == whole.output.splitlines()[-len(stopped.output.splitlines()) + 1 :]
+        ws.apply(solution_files(fix_add), fix_add.solution_delete)
+        assert verify(fix_add, ws, first_failure=True).accepted and test_time.runs == made + 1
 
 
 def test_a_verifier_without_tests_is_an_infrastructure_error(fix_add):

@@ -50,13 +50,16 @@ class Decisive:
     """Pass-to-pass files dropped because a repeat changed one of their tests' outcomes."""
 
 
-def run_side(task: Task, solved: bool, sandbox: Sandbox, repeat: int = 0) -> Side:
+def run_side(task: Task, solved: bool, sandbox: Sandbox, repeat: int = 0, each: bool = True) -> Side:
     """The hidden tests on the parent (``solved`` False) or on the reference solution; a ``repeat`` above 0 runs
-    them again for real, where the same run's remembered result would otherwise be given back."""
+    them again for real, where the same run's remembered result would otherwise be given back. An ``each`` run
+    reads on past a test file that cannot be collected; without it, it is the run a verdict makes, the same
+    pytest run, which ``tasks check`` then finds made (the repeat made it for real: no earlier run was it)."""
     with Workspace.for_task(task, reuse=True) as workspace:
         if solved:
             workspace.apply(solution_files(task), task.solution_delete)
-        run = hidden_run(task, workspace, sandbox, each=True, memo_scope=f"repeat {repeat}" if repeat else "")
+        scope = f"repeat {repeat}" if repeat and each else ""
+        run = hidden_run(task, workspace, sandbox, each=each, memo_scope=scope)
     if run.timed_out:
         raise Rejected("timeout", f"the tests ran past {task.verifier_timeout:g}s on the {_side(solved)}")
     results = run.results or {}
@@ -120,13 +123,20 @@ def _confirmed(
 ) -> tuple[list[str], list[str]]:
     """The fail-to-pass tests that keep their outcomes on ``repeats - 1`` more runs of each side, and the
     pass-to-pass files that keep passing on the commit's, made for real: a test that changes outcome would
-    make the task's verdict a coin toss."""
+    make the task's verdict a coin toss. The last repeat runs the fail-to-pass tests as the task's verifier
+    will on the untouched and the solved workspace, so ``tasks check`` finds those verdicts made."""
     kept, steady = set(chosen), set(passing)
     for repeat in range(1, repeats):
-        before = run_side(replace(task, verifier_select=tuple(chosen)), False, sandbox, repeat)
-        after = run_side(replace(task, verifier_select=tuple(chosen + passing)), True, sandbox, repeat)
+        last = repeat == repeats - 1
+        tests = replace(task, verifier_select=tuple(chosen))
+        before, after = (
+            run_side(tests, False, sandbox, repeat, not last),
+            run_side(tests, True, sandbox, repeat, not last),
+        )
         kept &= {n for n in chosen if after.outcomes.get(n) == "passed" and before.outcomes.get(n, "error") in FAILING}
-        steady &= set(_passing_files(after, steady))
+        if passing:
+            suite = run_side(replace(task, verifier_select=tuple(passing)), True, sandbox, repeat)
+            steady &= set(_passing_files(suite, steady))
     return sorted(kept), sorted(steady)
 
 

@@ -119,6 +119,20 @@ def run_pytest(
     return result
 
 
+def remembered(
+    cwd: Path,
+    args: Sequence[str],
+    timeout: float,
+    *,
+    isolated: bool = False,
+    sandbox: Sandbox = NO_SANDBOX,
+    memo_scope: str = "",
+    config: str | None = None,
+) -> PytestRun | None:
+    """The result :func:`run_pytest` would give back for this run without making it, where it made it before."""
+    return _MEMO.get(_memo_key(cwd, args, timeout, isolated, sandbox, memo_scope, config))
+
+
 def _memo_key(
     cwd: Path, args: Sequence[str], timeout: float, isolated: bool, sandbox: Sandbox, scope: str, config: str | None
 ) -> str:

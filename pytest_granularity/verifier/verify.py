@@ -26,7 +26,7 @@ from ..core.pytest_spec import install_line
 from ..core.tasks import Task
 from ..core.workspace import IGNORED_DIRS, IGNORED_SUFFIXES, Workspace, overlay, read_tree
 from ..process.isolated_pytest import APPEND_PATH_INI, CANARY_PREFIX
-from ..process.pytest_process import PytestRun, run_pytest
+from ..process.pytest_process import PytestRun, remembered, run_pytest
 from ..process.sandbox import NO_SANDBOX, Sandbox
 
 VERIFIER_DIR = "_granularity_verifier"
@@ -91,29 +91,26 @@ def hidden_run(
     """One run of the hidden tests and their canary on the workspace as it is, the verifier's way, with
     every test's outcome recorded: what :func:`verify` judges, and what mining reads test by test (``each``:
     a file that cannot be collected does not stop the others, which a verdict needs no more than one of).
-    A ``memo_scope`` of its own runs the tests again where the same run was made before (a repeat)."""
-    folder = workspace.root / VERIFIER_DIR
+    A ``memo_scope`` of its own runs the tests again where the same run was made before (a repeat).
+
+    A run to stop at its ``first_failure`` is answered by the same run made whole, where one was made (a
+    mined candidate's last repeat on the parent): up to its first failure, a stopped run runs what the whole
+    run ran, in the same order, so its verdict is the whole run's."""
+    root = workspace.root
+    folder = root / VERIFIER_DIR
     _clear(folder)
     overlay(folder, task.verifier_tests)
     canary = canary_name(task)
     (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
+    options = [*_hidden_test_options(task, folder), "-rfE"]
+    targets = [*(["--continue-on-collection-errors"] if each else []), *_targets(task, canary)]
+    settings: dict[str, Any] = dict(isolated=True, sandbox=sandbox, memo_scope=memo_scope, config=task.pytest_config)
     try:
-        return run_pytest(
-            workspace.root,
-            [
-                *_hidden_test_options(task, folder),
-                "-rfE",
-                *(["-x"] if first_failure else []),
-                *(["--continue-on-collection-errors"] if each else []),
-                *_targets(task, canary),
-            ],
-            task.verifier_timeout,
-            isolated=True,
-            sandbox=sandbox,
-            memo_scope=memo_scope,
-            config=task.pytest_config,
-            laid={f"{VERIFIER_DIR}/{rel}": data for rel, data in read_tree(task.verifier_tests).items()},
-        )
+        if first_failure and (whole := remembered(root, [*options, *targets], task.verifier_timeout, **settings)):
+            return whole
+        args = [*options, *(["-x"] if first_failure else []), *targets]
+        laid = {f"{VERIFIER_DIR}/{rel}": data for rel, data in read_tree(task.verifier_tests).items()}
+        return run_pytest(root, args, task.verifier_timeout, laid=laid, **settings)
     finally:
         _clear(folder)
 
