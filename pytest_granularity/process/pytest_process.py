@@ -155,16 +155,16 @@ def _run(
     options = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-p", test_timer.__name__, *args]
     cold = os.environ.get(COLD_ENV) == "1"
     server = None if cold else server_for(cwd, sandbox, partial(_environment, cwd), verifier=isolated)
-    kept = {str(cwd / rel): data for rel, data in (laid or {}).items()} if isolated else {}
+    laid_at = {str(cwd / rel): data for rel, data in (laid or {}).items()} if isolated else {}
     if server is not None:
         try:
             launch = partial(server.run, timeout=timeout)
-            return _run_with(server.scratch, cwd, options, isolated, config, timeout, launch, kept)
+            return _run_with(server.scratch, cwd, options, isolated, config, timeout, launch, laid_at)
         finally:
             server.clean()
     with tempfile.TemporaryDirectory(prefix="granularity-pytest-") as scratch, tracked_folder(Path(scratch)):
         launch = partial(_cold, sandbox, timeout)
-        return _run_with(Path(scratch), cwd, options, isolated, config, timeout, launch, kept)
+        return _run_with(Path(scratch), cwd, options, isolated, config, timeout, launch, laid_at)
 
 
 COLD_ENV = "GRANULARITY_COLD_PYTEST"

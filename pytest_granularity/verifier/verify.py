@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,8 @@ def hidden_run(
     folder = root / VERIFIER_DIR
     _clear(folder)
     overlay(folder, task.verifier_tests)
-    canary = canary_name(task)
+    hidden = read_tree(task.verifier_tests)
+    canary = canary_name(task, hidden)
     (folder / f"{canary}.py").write_text(CANARY_TEMPLATE.format(name=canary))
     options = [*_hidden_test_options(task, folder), "-rfE"]
     targets = [*(["--continue-on-collection-errors"] if each else []), *_targets(task, canary)]
@@ -109,7 +111,7 @@ def hidden_run(
         if first_failure and (whole := remembered(root, [*options, *targets], task.verifier_timeout, **settings)):
             return whole
         args = [*options, *(["-x"] if first_failure else []), *targets]
-        laid = {f"{VERIFIER_DIR}/{rel}": data for rel, data in read_tree(task.verifier_tests).items()}
+        laid = {f"{VERIFIER_DIR}/{rel}": data for rel, data in hidden.items() if rel.endswith(".py")}
         return run_pytest(root, args, task.verifier_timeout, laid=laid, **settings)
     finally:
         _clear(folder)
@@ -169,10 +171,11 @@ def _project_suite(task: Task, workspace: Workspace, sandbox: Sandbox, first_fai
     return Verdict(True, f"{hidden.output}\n[project suite: {shown}]\n{run.tail()}")
 
 
-def canary_name(task: Task) -> str:
-    """A name the agent cannot know in advance (it hashes the hidden verifier), the same every run."""
+def canary_name(task: Task, hidden: Mapping[str, bytes] | None = None) -> str:
+    """A name the agent cannot know in advance (it hashes the hidden verifier's files, ``hidden`` where the
+    caller has read them already), the same every run."""
     digest = hashlib.blake2b(digest_size=6)
-    for rel, data in sorted(read_tree(task.verifier_tests).items()):
+    for rel, data in sorted((read_tree(task.verifier_tests) if hidden is None else hidden).items()):
         digest.update(rel.encode() + b"\0" + data)
     return CANARY_PREFIX + digest.hexdigest()
 
