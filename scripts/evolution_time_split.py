@@ -4,7 +4,10 @@ The tasks ``granularity tasks mine`` wrote from a real history (scripts/mine_rep
 their commit's date; the older half is mined (each task's reference solution is the commit's own change),
 and the mined macros alone are offered, in macro mode, to the no-model first-suggestion agent on the newer
 half. A solved task's tokens are set against the reference agent's micro run of it; a call that passes its
-own validation and that the verifier rejects is counted as harmful. Writes
+own validation and that the verifier rejects is counted as harmful. The reference agent's coverage is
+measured too: the mined macros called wherever one reproduces a piece of a newer commit (an agent that
+knows the change uses them for that part and finishes by hand), and the share of the commit's changed
+lines they wrote. Writes
 ``.granularity/evolution/time-split-NAME.json`` (docs/evolution.md's tables):
 
     python scripts/evolution_time_split.py boltons /path/to/mined-boltons-tasks
@@ -17,12 +20,15 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from pytest_granularity.core.tasks import find_task_files, load_task
+from pytest_granularity.evolution.coverage import reference_coverage
+from pytest_granularity.evolution.macro import mined_macros
 from pytest_granularity.evolution.measure import attempt, micro_run, tally
 from pytest_granularity.evolution.miner import mine_sources
-from pytest_granularity.evolution.sources import task_sources
+from pytest_granularity.evolution.sources import task_source, task_sources
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.process.sandbox import select
 
@@ -45,6 +51,8 @@ def main() -> int:
             mined = mine_sources(sources, Path(scratch), sandbox)
             registry = MacroRegistry.load([Path(scratch)], builtin=False)
             attempts = [attempt(t, registry, sandbox) for t in newer]
+            engines = mined_macros(Path(scratch))
+            covered = [reference_coverage(task_source(t), engines) for t in newer]
         solved = {a.task: a.tokens for a in attempts if a.solved}
         micro = {t.id: micro_run(t, sandbox).tokens for t in newer if t.id in solved}
     finally:
@@ -59,6 +67,7 @@ def main() -> int:
         "macros": {s.name: len(s.tasks) for s in mined.kept},
         "unused": mined.unused,
         "newer_solved": tally(attempts),
+        "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
         "tokens": {t: {"macro": solved[t], "micro": micro[t]} for t in sorted(solved)},
         "minutes": round((time.monotonic() - started) / 60, 1),
     }
@@ -68,7 +77,8 @@ def main() -> int:
     print(
         f"time split {args.name}: {len(older)} older mined into {len(mined.kept)} macros; "
         f"{document['newer_solved']['solved']} of {len(newer)} newer solved, "
-        f"{document['newer_solved']['harmful']} harmful; wrote {out.relative_to(REPO)}"
+        f"{document['newer_solved']['harmful']} harmful; {len(document['reference_coverage'])} covered in part by "
+        f"the reference agent's calls; wrote {out.relative_to(REPO)}"
     )
     return 0
 

@@ -78,7 +78,8 @@ def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
 
     assert edit_of(source({**base, "app/new.py": b""})) == ADDS_FILES
     assert edit_of(source({**base, "README.md": b"y"})) == NOT_PYTHON
-    assert edit_of(source({**base, "app/config.py": (CONFIG + "X = 1\n").encode()})) == NOT_REWRITES
+    moved = CONFIG.replace("RETRIES = 3\n", "") + "RETRIES = 3\n"  # one statement removed, one added elsewhere
+    assert edit_of(source({**base, "app/config.py": moved.encode()})) == NOT_REWRITES
     several = CONFIG.replace("= 3", "= 4").replace("= 10", "= 11")
     assert edit_of(source({**base, "app/config.py": several.encode()})) == SEVERAL
     for signature in ("def allowed(items, limit=LIMIT):", "def allowed(items=()):", "def allowed(items) -> bool:"):
@@ -181,3 +182,6 @@ def test_validation_adds_the_tests_that_import_a_rewritten_module(tmp_path: Path
     narrowed = MacroContext(Workspace(tmp_path), {"files": ["app/config.py"], "tests": ["tests/test_other.py"]})
     assert validation_tests(narrowed) == ["tests/test_other.py", *covering]
     assert validation_tests(MacroContext(Workspace(tmp_path), {"files": ["app/config.py"]})) == []  # the whole suite
+    # a task's own list passed before the change: a file it leaves out fails there already, and is not added
+    listed = MacroContext(Workspace(tmp_path), {"files": ["app/config.py"]}, ("tests/test_other.py",))
+    assert validation_tests(listed) == ["tests/test_other.py"]

@@ -1,7 +1,7 @@
 """The project's own tests that exercise what a call rewrote: test files that import a rewritten module.
 
-A caller may narrow a macro's validation to a few tests (``tests``, or the task's own list); tests it left
-out may be the very ones that exercise the rewritten code, and a validation that skips them passes a
+A caller may narrow a macro's validation to a few tests (``tests``); tests it left out may be the very ones
+that exercise the rewritten code, and a validation that skips them passes a
 rewrite the verifier then rejects. So a mined macro's validation adds every test file of the workspace
 that imports a rewritten module directly (a static scan: ``import pkg.mod``, ``from pkg.mod import x``,
 ``from pkg import mod``). Without a narrowing the whole suite runs, which holds them already.
@@ -27,10 +27,11 @@ def covering_tests(root: Path, files: Mapping[str, bytes], rewritten: Iterable[s
 
 
 def validation_tests(ctx: MacroContext) -> list[str]:
-    """The tests a call's validation runs: none named means the whole suite (an empty list); otherwise
-    those named, then the covering tests they left out."""
-    named = list(ctx.args.get("tests") or ctx.tests)
+    """The tests a call's validation runs: none named means the whole suite (an empty list); a task's own
+    list as it is (a mined task lists what passed before the change: a test file it leaves out fails
+    there already); the call's own list with the covering tests it left out."""
+    named = list(ctx.args.get("tests") or ())
     if not named:
-        return []
+        return list(ctx.tests)
     covering = covering_tests(ctx.root, ctx.workspace.files(), ctx.args["files"])
     return [*named, *(t for t in covering if t not in named)]

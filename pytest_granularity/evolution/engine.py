@@ -26,7 +26,9 @@ from ..macros.derivation import named_files
 from ..macros.derivation.replacements import Replacement, prompt_values, ranked_replacements
 from ..macros.kit import existing_file
 from .covering import validation_tests
-from .shape import Shape, fill, parse_unit
+from .edits import changed_python, text
+from .rewrites import file_rewrites
+from .shape import Shape, code_of, fill, parse_unit
 from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of
 
 Pair = tuple[str, str]
@@ -41,20 +43,22 @@ class ShapeMacro:
     """A mined macro's four functions over its ``shape.json``."""
 
     def __init__(self, folder: Path) -> None:
-        self.shape = Shape.read(folder)
-        self.pattern = self.shape.pattern
+        self._read(folder)
         template = parse_unit(self.shape.template, self.shape.kind)
         if template is None:
             raise ValueError(f"{folder}: the shape's template does not parse as a {self.shape.kind}")
         self.template = template
+
+    def _read(self, folder: Path) -> None:
+        self.shape = Shape.read(folder)
+        self.pattern = self.shape.pattern
         self.counterparts = _counterparts(self.pattern, Tree.from_json(self.shape.after))
 
     def preconditions(self, ctx: MacroContext) -> list[str]:
         values, reasons = self._values(ctx.args)
         if reasons:
             return reasons
-        target, written = self._rewrite(values)
-        if tree_of(written) == target:
+        if not self._changes_with(values):
             return ["with these values the rewrite changes nothing"]
         for rel in ctx.args["files"]:
             path, missing = existing_file(ctx, rel)
@@ -65,24 +69,37 @@ class ShapeMacro:
             if module is None:
                 reasons.append(f"{rel} is not Python that parses")
             else:
-                count = len(_places(module, target))
-                if count != 1:
-                    reasons.append(f"{rel} has `{self._code('before', ctx.args)}` {count} times, not exactly once")
+                reasons += self._misfits(rel, module, values, ctx.args)
         return reasons
 
     def run(self, ctx: MacroContext) -> str:
         values, reasons = self._values(ctx.args)
         if reasons:
             raise MacroError("; ".join(reasons))
-        target, written = self._rewrite(values)
         for rel in ctx.args["files"]:
             path = ctx.path(rel)
             module = parse_module(path.read_text(encoding="utf-8"))
-            found = _places(module, target) if module is not None else []
-            if module is None or len(found) != 1:
-                raise MacroError(f"{rel} changed while the rewrite was under way")
-            path.write_text(module.visit(ReplaceNodes({id(found[0]): written})).code, encoding="utf-8")
-        return f"rewrote one place in each of {len(ctx.args['files'])} file(s)"
+            edited = self._edited(module, values) if module is not None else None
+            if edited is None:
+                raise MacroError(f"{rel} changed while the edit was under way")
+            path.write_text(edited.code, encoding="utf-8")
+        return self._summary(len(ctx.args["files"]))
+
+    def _misfits(
+        self, rel: str, module: cst.Module, values: Mapping[int, cst.BaseExpression], args: Mapping[str, Any]
+    ) -> list[str]:
+        """Why the call does not fit this file: the pattern, with its values, not found exactly once."""
+        count = len(_places(module, self._rewrite(values)[0]))
+        return [] if count == 1 else [f"{rel} has `{self._code('before', args)}` {count} times, not exactly once"]
+
+    def _edited(self, module: cst.Module, values: Mapping[int, cst.BaseExpression]) -> cst.Module | None:
+        """The module with the call's edit made, or None when its one place is not there."""
+        target, written = self._rewrite(values)
+        found = _places(module, target)
+        return module.visit(ReplaceNodes({id(found[0]): written})) if len(found) == 1 else None
+
+    def _summary(self, files: int) -> str:
+        return f"rewrote one place in each of {files} file(s)"
 
     def validate(self, ctx: MacroContext) -> list[str]:
         return syntax_problems(ctx, ctx.args["files"]) or test_problems(ctx, validation_tests(ctx))
@@ -113,6 +130,18 @@ class ShapeMacro:
             for key, (_, where) in sorted(scored.items(), key=lambda kv: -kv[1][0])
         ]
         return [c for c in calls if self._changes(c) and self._grounded(c, ranked)][:MAX_CALLS]
+
+    def pieces(self, before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[dict[str, Any]]:
+        """The calls that make pieces of the change from ``before`` to ``after``: each unit it rewrites as this
+        shape does, with its values there. The reference agent's calls (``coverage``)."""
+        outcome = Tree.from_json(self.shape.after)
+        calls = []
+        for rel in (p for p in changed_python(before, after) if p in before and p in after):
+            for unit in file_rewrites(rel, text(before[rel]), text(after[rel]), partial=True) or []:
+                bound: dict[int, Tree] = {}
+                if _unify(self.pattern, unit.before, bound) and _unify(outcome, unit.after, bound):
+                    calls.append({"files": [rel], **{f"p{i}": code_of(t) for i, t in sorted(bound.items())}})
+        return calls
 
     def _score(
         self, prompt: str, args: dict[str, str], bound: dict[str, str], given_at: list[int], read: list[Pair]
@@ -183,10 +212,10 @@ class ShapeMacro:
         found: dict[str, int] = {}
         for value in prompt_values(prompt):
             spellings = (value.text, repr(value.text), f'"{value.text}"') if value.kind == "text" else (value.text,)
-            for text in spellings:
-                parsed = parse_expression(text)
+            for spelled in spellings:
+                parsed = parse_expression(spelled)
                 if parsed is not None and type(parsed).__name__ in kinds:
-                    found.setdefault(text, value.end)
+                    found.setdefault(spelled, value.end)
         return list(found.items())
 
     def _alike(self, args: Mapping[str, str]) -> float:
@@ -200,8 +229,9 @@ class ShapeMacro:
 
     def _changes(self, args: dict[str, Any]) -> bool:
         values, reasons = self._values({**args, "files": []})
-        if reasons:
-            return False
+        return not reasons and self._changes_with(values)
+
+    def _changes_with(self, values: Mapping[int, cst.BaseExpression]) -> bool:
         target, written = self._rewrite(values)
         return tree_of(written) != target
 

@@ -24,17 +24,21 @@ from ..macros.suggestions import LISTED
 from ..process.sandbox import Sandbox
 from ..run.policies import FIXED_POLICIES
 from ..run.runner import RunSettings, run_task
+from .coverage import run_coverage
+from .sources import task_source
 
 
 @dataclass(frozen=True)
 class Attempt:
-    """One task in macro mode: solved, which macro succeeded (if one did), and whether that was harmful."""
+    """One task in macro mode: solved, which macro succeeded (if one did), whether that was harmful, and the
+    share of the task's reference change the run's macro call wrote (``coverage``)."""
 
     task: str
     solved: bool
     macro: str | None
     harmful: bool
     tokens: int
+    coverage: float = 0.0
 
 
 def attempt(task: Task, registry: MacroRegistry, sandbox: Sandbox) -> Attempt:
@@ -42,7 +46,8 @@ def attempt(task: Task, registry: MacroRegistry, sandbox: Sandbox) -> Attempt:
     result = run_task(task, FIXED_POLICIES[PolicyName.MACRO], Fault.NONE, settings)
     succeeded = next((e.macro for e in result.macro_log if e.failure_class is None), None)
     solved = result.outcome == Outcome.PASSED
-    return Attempt(task.id, solved, succeeded, succeeded is not None and not solved, result.tokens)
+    share = run_coverage(task_source(task), result.diff).share if succeeded else 0.0
+    return Attempt(task.id, solved, succeeded, succeeded is not None and not solved, result.tokens, share)
 
 
 def micro_run(task: Task, sandbox: Sandbox) -> RunResult:
@@ -52,7 +57,8 @@ def micro_run(task: Task, sandbox: Sandbox) -> RunResult:
 
 
 def tally(attempts: Iterable[Attempt]) -> dict[str, Any]:
-    """Solved and harmful counts, the solve rate with its 95 % Wilson interval, and every attempt."""
+    """Solved and harmful counts, the solve rate with its 95 % Wilson interval, the tasks a macro call
+    wrote part of (``covered``), and every attempt."""
     done = list(attempts)
     solved = sum(a.solved for a in done)
     low, high = wilson_interval(solved, len(done))
@@ -60,6 +66,7 @@ def tally(attempts: Iterable[Attempt]) -> dict[str, Any]:
         "tasks": len(done),
         "solved": solved,
         "harmful": sum(a.harmful for a in done),
+        "covered": sum(a.coverage > 0 for a in done),
         "rate": round(solved / len(done), 3) if done else 0.0,
         "interval": [round(low, 3), round(high, 3)],
         "attempts": [asdict(a) for a in done],

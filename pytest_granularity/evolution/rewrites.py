@@ -36,15 +36,18 @@ class Rewrite:
     after: Tree
 
 
-def file_rewrites(path: str, before: str, after: str) -> list[Rewrite] | None:
+def file_rewrites(path: str, before: str, after: str, partial: bool = False) -> list[Rewrite] | None:
     """The units ``after`` rewrites in ``before``, in file order; None when the edit is not only rewrites
-    (a statement added or removed, a block reshaped) or either side does not parse."""
+    (a statement added or removed, a block reshaped) or either side does not parse. ``partial``: the
+    rewrites among whatever else the edit does (the pieces a macro could make, ``coverage``)."""
     old, new = parse_module(before), parse_module(after)
     if old is None or new is None:
         return None
     found: list[Rewrite] = []
     seen: set[int] = set()
     for pair in _differences(tree_of(old), tree_of(new), ()):
+        if pair is None and partial:
+            continue
         if pair is None:
             return None
         b, a = pair
@@ -83,7 +86,7 @@ def _aligned(b: Tree, a: Tree, ancestors: Ancestors) -> Iterator[tuple[Tree, Tre
             continue
         if op != "replace" or i2 - i1 != j2 - j1:
             yield None  # statements added or removed: not a rewrite
-            return
+            continue
         for x, y in zip(b.children[i1:i2], a.children[j1:j2], strict=True):
             yield from _differences(x, y, ancestors)
 

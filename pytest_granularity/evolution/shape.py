@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
 from .generalize import Pattern
+from .insertions import is_insertion
 from .trees import ReplaceNodes, Tree, parse_expression
 
 SHAPE_FILE = "shape.json"
 PLACEHOLDER = "__granularity_hole_{}__"
-STATEMENT, EXPRESSION = "statement", "expression"
+STATEMENT, EXPRESSION, INSERTED = "statement", "expression", "insertion"
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class Shape:
     """The after-pattern's tree, as ``before``: where each new value goes, for the derivation."""
     tests: bool = False
     """Whether its sources rewrote test files: if not, the derivation proposes no call in one."""
-    """The first source's before-unit with placeholders: for people (matching uses ``before``)."""
+    items: list[str] = field(default_factory=list)
+    """For an ``insertion``: each added item's code with placeholders (``template`` is them joined)."""
 
     @property
     def pattern(self) -> Tree:
@@ -78,16 +80,61 @@ class Shape:
             before_code=data["before_code"],
             after=data["after"],
             tests=data["tests"],
+            items=data.get("items", []),
         )
 
 
 def shape_of(pattern: Pattern) -> Shape | None:
-    """The shape of a pattern, or None when its units are not a small statement or an expression."""
+    """The shape of a pattern, or None when its units are not a small statement or an expression (or an
+    insertion's sibling and added items)."""
+    if is_insertion(pattern.before):
+        return _insertion_shape(pattern)
     kind = unit_kind(pattern.after.node)
     if kind is None or unit_kind(pattern.before.node) != kind:
         return None
+    return Shape(
+        before=pattern.before.to_json(),
+        template=_with_placeholders(pattern.after),
+        kind=kind,
+        holes=_holes(pattern),
+        before_code=_with_placeholders(pattern.before),
+        after=pattern.after.to_json(),
+    )
+
+
+def _insertion_shape(pattern: Pattern) -> Shape:
+    """An insertion's shape: the sibling's code under its path (what a call finds), the items it writes."""
+    path, sibling = pattern.before.children
+    items = [_with_placeholders(item) for item in pattern.after.children[1:]]
+    return Shape(
+        before=pattern.before.to_json(),
+        template="\n".join(items),
+        kind=INSERTED,
+        holes=_holes(pattern),
+        before_code=f"{path_text(path)}: {_with_placeholders(sibling)}",
+        after=pattern.after.to_json(),
+        items=items,
+    )
+
+
+def path_text(path: Tree) -> str:
+    """Where a container is, for people: ``class {p0}(Locale) > timeframes = > Dict``."""
+    steps = []
+    for step in path.children:
+        kind, _, what = step.label.partition(":")
+        names = [_with_placeholders(c) for c in step.children]
+        if what == "class":
+            steps.append(f"class {names[0]}" + (f"({', '.join(names[1:])})" if names[1:] else ""))
+        elif what == "def":
+            steps.append(f"def {names[0]}")
+        else:
+            steps.append(f"{names[0]} =" if kind == "Scope" else what)
+    return " > ".join(steps)
+
+
+def _holes(pattern: Pattern) -> list[Hole]:
     before_holes = set(pattern.before.holes())
-    holes = [
+    return [
         Hole(
             name=f"p{index}",
             kinds=sorted({type(v.node).__name__ for v in values}),
@@ -96,14 +143,6 @@ def shape_of(pattern: Pattern) -> Shape | None:
         )
         for index, values in enumerate(pattern.values)
     ]
-    return Shape(
-        before=pattern.before.to_json(),
-        template=_with_placeholders(pattern.after),
-        kind=kind,
-        holes=holes,
-        before_code=_with_placeholders(pattern.before),
-        after=pattern.after.to_json(),
-    )
 
 
 def instance_arguments(pattern: Pattern, index: int) -> dict[str, str]:

@@ -49,15 +49,16 @@ def read_sources(paths: Iterable[Path], tasks_root: Path | None) -> list[Source]
 def task_sources(folder: Path) -> list[Source]:
     if not folder.exists():
         raise InputError(f"{folder}: no such file or folder")
-    sources = []
-    for file in find_task_files([folder]):
-        task = load_task(file)
-        before = initial_files(task)
-        after = {**before, **solution_files(task)}
-        for path in task.solution_delete:
-            after.pop(path, None)
-        sources.append(Source(task, before, after, f"reference solution of {task.id}"))
-    return sources
+    return [task_source(load_task(file)) for file in find_task_files([folder])]
+
+
+def task_source(task: Task) -> Source:
+    """The task's reference solution as an edit of its initial files."""
+    before = initial_files(task)
+    after = {**before, **solution_files(task)}
+    for path in task.solution_delete:
+        after.pop(path, None)
+    return Source(task, before, after, f"reference solution of {task.id}")
 
 
 def report_sources(report: Path, tasks_root: Path | None) -> list[Source]:

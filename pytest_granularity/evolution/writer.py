@@ -25,7 +25,8 @@ from ..core.tasks import TASK_FILE, dump_task
 from ..core.workspace import write_tree
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE
 from .edits import Edit
-from .shape import Shape
+from .insertions import where_of
+from .shape import INSERTED, Shape
 
 OWNER = "granularity macros mine"
 BREAKS_VALIDATION = "breaks-validation"
@@ -36,9 +37,9 @@ RUNTIME = '''"""A mined macro: its pattern is shape.json beside this file, its c
 
 from pathlib import Path
 
-from pytest_granularity.evolution.engine import ShapeMacro
+from pytest_granularity.evolution.macro import mined_macro
 
-_MACRO = ShapeMacro(Path(__file__).resolve().parent)
+_MACRO = mined_macro(Path(__file__).resolve().parent)
 preconditions = _MACRO.preconditions
 run = _MACRO.run
 validate = _MACRO.validate
@@ -94,7 +95,7 @@ def _absent(shape: Shape) -> dict[str, Any]:
 
 
 def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dict[str, Any]]) -> dict[str, Any]:
-    before, after = shape.describe("before"), shape.describe("after")
+    before = shape.describe("before")
     holes = {
         h.name: {
             "type": "string",
@@ -108,10 +109,9 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
         "name": name,
         "version": "1.0.0",
         "owner": OWNER,
-        "description": f"Rewrite `{before}` as `{after}` wherever it occurs in the named files, then re-verify: "
-        "the files parse and the tests pass.",
+        "description": f"{_action(shape)} in the named files, then re-verify: the files parse and the tests pass.",
         "trigger_hint": f"Use when the request asks for this edit, with the values it gives ({len(edits)} tasks "
-        "were solved by it). Do not use for a change of another shape, or one that adds or removes statements.",
+        f"were solved by it). Do not use for a change of another shape{_unlike(shape)}.",
         "timeout_seconds": 120,
         "fallback_skill": None,
         "pinned": False,
@@ -127,7 +127,7 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
                     "minItems": 1,
                     "uniqueItems": True,
                     "items": {"type": "string", "minLength": 1},
-                    "description": "Python files to rewrite, relative to the workspace root.",
+                    "description": "Python files to change, relative to the workspace root.",
                 },
                 **holes,
                 "tests": {
@@ -143,7 +143,7 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
                 "every file exists inside the workspace and parses",
                 "every value is a Python expression",
                 f"`{before}`, with the values given, occurs exactly once in every file (layout aside)",
-                "the rewrite changes something",
+                "the items are not there already" if shape.kind == INSERTED else "the rewrite changes something",
             ],
         },
         "side_effects": {"modify": ["{files}"]},
@@ -173,6 +173,21 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
     }
 
 
+def _action(shape: Shape) -> str:
+    before, after = (" ".join(shape.describe(side).split()) for side in ("before", "after"))
+    if shape.kind == INSERTED:
+        return f"Add `{after}` {where_of(shape.pattern)} `{before}`"
+    return f"Rewrite `{before}` as `{after}` wherever it occurs"
+
+
+def _unlike(shape: Shape) -> str:
+    return ", or one that changes what is there" if shape.kind == INSERTED else ", or one that adds or removes code"
+
+
+def _indented(code: str) -> str:
+    return code.replace("\n", "\n    ")
+
+
 def _provenance(edit: Edit) -> dict[str, str]:
     task = edit.source.task
     found = {"task": task.id, "source": edit.source.origin}
@@ -190,9 +205,8 @@ def _keywords(edits: Sequence[Edit]) -> list[str]:
 def _skill(name: str, shape: Shape, edits: Sequence[Edit]) -> str:
     front = {
         "name": name.replace("_", "-"),
-        "description": f"Rewrite `{shape.describe('before')}` as `{shape.describe('after')}` in the named "
-        "files, then check they parse and the tests pass. Mined from the edits of "
-        f"{len(edits)} tasks.",
+        "description": f"{_action(shape)} in the named files, then check they parse and the tests pass. "
+        f"Mined from the edits of {len(edits)} tasks.",
         "metadata": {"owner": OWNER, "version": "1.0.0"},
     }
     sources = "\n".join(f"- {e.source.task.id}: {e.source.origin}" for e in edits)
@@ -202,9 +216,10 @@ def _skill(name: str, shape: Shape, edits: Sequence[Edit]) -> str:
     return (
         f"---\n{yaml.safe_dump(front, sort_keys=False, width=1000)}---\n# {front['name']}\n\n"
         f"Finds the one place in each of `files` that reads\n\n    {shape.describe('before')}\n\n(layout aside) "
-        f"with the values given, and writes\n\n    {shape.describe('after')}\n\nthere. Parameters:\n\n{holes}\n\n"
+        f"with the values given, and writes\n\n    {_indented(shape.describe('after'))}\n\n"
+        f"{'beside it' if shape.kind == INSERTED else 'there'}. Parameters:\n\n{holes}\n\n"
         "It refuses, writing nothing, when a file lacks the pattern or holds it more than once. Afterwards the "
-        "files must parse and the tests pass; when they do not, the rewrite is written: `show_diff` shows it, "
+        "files must parse and the tests pass; when they do not, the edit is written: `show_diff` shows it, "
         "finish with `read_file`, `edit_file` and `run_tests`.\n\n"
         f"Mined by `granularity macros mine` from:\n\n{sources}\n"
     )
@@ -232,6 +247,6 @@ def _write_example(folder: Path, edit: Edit, name: str, call: dict[str, Any]) ->
         "solution": {"overlay": "solution/", **({"delete": removed} if removed else {})},
         "verifier": verifier,
     }
-    data.update({key: raw[key] for key in ("tests", "max_steps", "provenance") if key in raw})
+    data.update({key: raw[key] for key in ("tests", "max_steps", "provenance", "pytest") if key in raw})
     data["macro"] = {"skill": name, "args": call}
     dump_task(folder / TASK_FILE, data)

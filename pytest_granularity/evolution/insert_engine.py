@@ -1,0 +1,142 @@
+"""What a mined insertion macro does: add items beside a sibling found exactly once.
+
+A call names the file and every hole's code: the before-holes say where (the scopes on the container's
+path, the sibling's values), the after-only holes what the new items say. Its preconditions find the
+container and the sibling in it exactly once, and refuse a call whose items are there already; its run
+puts the items beside the sibling, laid out as it is; its validation is the rewrite macros' own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from .edits import changed_python, text
+from .engine import MAX_CALLS, ShapeMacro, _instantiated, _unify
+from .insertions import AFTER, container_kind, containers, insertion_runs, items, parse_item, where_of, with_items
+from .shape import code_of, fill
+from .trees import ReplaceNodes, Tree, parse_module, tree_of
+
+Place = tuple[cst.CSTNode, int]
+"""A container and the index of the sibling in it."""
+
+
+class InsertMacro(ShapeMacro):
+    """A mined insertion macro's four functions over its ``shape.json``."""
+
+    def __init__(self, folder: Path) -> None:
+        self._read(folder)
+        self.container = container_kind(self.pattern)
+        parsed = [parse_item(code, self.container) for code in self.shape.items]
+        if any(p is None for p in parsed) or not parsed:
+            raise ValueError(f"{folder}: the shape's items do not parse as items of a {self.container}")
+        self.items = [p for p in parsed if p is not None]
+
+    def _misfits(
+        self, rel: str, module: cst.Module, values: Mapping[int, cst.BaseExpression], args: Mapping[str, Any]
+    ) -> list[str]:
+        """Why the call does not fit this file: the sibling not found exactly once, or the items there already."""
+        target, new = self._insertion(values)
+        found = _places(module, target)
+        if len(found) != 1:
+            return [f"{rel} has `{self._code('before', args)}` {len(found)} times, not exactly once"]
+        return [f"{rel} has the items already"] if _present(found[0][0], new) else []
+
+    def _edited(self, module: cst.Module, values: Mapping[int, cst.BaseExpression]) -> cst.Module | None:
+        target, new = self._insertion(values)
+        found = _places(module, target)
+        if len(found) != 1:
+            return None
+        container, index = found[0]
+        grown = with_items(container, index, where_of(self.pattern), new)
+        return module.visit(ReplaceNodes({id(container): grown}))
+
+    def _summary(self, files: int) -> str:
+        return f"added {len(self.items)} item(s) {where_of(self.pattern)} the sibling in each of {files} file(s)"
+
+    def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
+        """Calls whose every new value the prompt quotes, in the order the items take them, beside a sibling
+        whose scope the prompt names ("add "week": "1 week" to EnglishLocale's timeframes").
+
+        A new item's values are not a replacement the request reader can state, and a guessed one passes the
+        project's tests as often as not (a harmful call); so only a prompt that gives exactly as many values
+        of the sources' kinds as the items have new holes, and names where they go, gets a call."""
+        written = [i for i, h in enumerate(self.shape.holes) if not h.before]
+        kinds = {i: {t for t, _ in self._prompt_values(prompt, i)} for i in written}
+        spelled: dict[int, str] = {}  # one spelling per value the prompt gives, double quotes first
+        for code, end in sorted({v for i in written for v in self._prompt_values(prompt, i)}):
+            if end not in spelled or code.startswith('"'):
+                spelled[end] = code
+        ordered = [spelled[end] for end in sorted(spelled)]
+        if not written or len(ordered) != len(written):
+            return []
+        if any(value not in kinds[i] for i, value in zip(written, ordered, strict=True)):
+            return []
+        calls = []
+        for rel, bound in self._insert_bindings(files):
+            scopes = [v for k, v in bound.items() if int(k[1:]) in self._scope_holes()]
+            if scopes and all(v in prompt for v in scopes):
+                call = {"files": [rel], **bound, **{f"p{i}": v for i, v in zip(written, ordered, strict=True)}}
+                if self._changes(call):
+                    calls.append(call)
+        return calls[:MAX_CALLS]
+
+    def pieces(self, before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[dict[str, Any]]:
+        """The calls that make pieces of the change from ``before`` to ``after``: each run of added items that
+        opens (or, before its sibling, ends) with items of this shape, with their values there."""
+        outcome = Tree.from_json(self.shape.after)
+        count = len(self.items)
+        calls = []
+        for rel in (p for p in changed_python(before, after) if p in before and p in after):
+            for run in insertion_runs(text(before[rel]), text(after[rel])):
+                path, *added = run.after.children
+                window = added[:count] if where_of(run.after) == AFTER else added[-count:]
+                bound: dict[int, Tree] = {}
+                piece = Tree(run.after.label, (path, *window))
+                if len(window) == count and _unify(self.pattern, run.before, bound) and _unify(outcome, piece, bound):
+                    calls.append({"files": [rel], **{f"p{i}": code_of(t) for i, t in sorted(bound.items())}})
+        return calls
+
+    def _insert_bindings(self, files: Mapping[str, bytes]) -> Iterator[tuple[str, dict[str, str]]]:
+        """Every sibling the pattern matches, with its before-holes' code."""
+        for rel in sorted(p for p in files if p.endswith(".py"))[:400]:
+            module = parse_module(files[rel].decode("utf-8", errors="replace"))
+            if module is None:
+                continue
+            for container, path in containers(module):
+                for item in items(container):
+                    bound: dict[int, Tree] = {}
+                    found = Tree(self.pattern.label, (path, tree_of(item)))
+                    if _unify(self.pattern, found, bound):
+                        yield rel, {f"p{i}": module.code_for_node(t.node).strip() for i, t in bound.items() if t.node}
+
+    def _scope_holes(self) -> set[int]:
+        return set(self.pattern.children[0].holes())
+
+    def _changes_with(self, values: Mapping[int, cst.BaseExpression]) -> bool:
+        target, new = self._insertion(values)
+        return all(tree_of(n) != target.children[1] for n in new)
+
+    def _insertion(self, values: Mapping[int, cst.BaseExpression]) -> tuple[Tree, list[cst.CSTNode]]:
+        """What the call finds (the path and the sibling, with its values) and the items it adds."""
+        target = _instantiated(self.pattern, {i: tree_of(v) for i, v in values.items()})
+        return target, [fill(item, values) for item in self.items]
+
+
+def _places(module: cst.Module, target: Tree) -> list[Place]:
+    path, sibling = target.children
+    return [
+        (container, index)
+        for container, found in containers(module)
+        if found == path
+        for index, item in enumerate(items(container))
+        if tree_of(item) == sibling
+    ]
+
+
+def _present(container: cst.CSTNode, new: list[cst.CSTNode]) -> bool:
+    have = {tree_of(item) for item in items(container)}
+    return any(tree_of(n) in have for n in new)

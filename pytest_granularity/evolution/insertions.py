@@ -1,0 +1,174 @@
+"""An edit as items added beside a sibling: a new entry, method, class or statement modelled on its neighbour.
+
+Real commits rarely rewrite one statement; they add a definition next to the ones like it (a locale's
+week names after its day names, a handler after the last handler). Such an edit is one run of items
+inserted into one container (a module's or a block's statements, a dict's or a list's elements) with
+nothing else changed. Its instance pairs the sibling the run follows (the before side: what a call
+finds) with the items added (the after side: what it writes), each under the container's *path*, the
+scopes that hold it (``class ArabicLocale(Locale)``, ``timeframes =``). Anti-unified across tasks like
+any rewrite, a value the added items share with their sibling becomes one hole: the call copies it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .trees import Tree, parse_module, tree_of
+
+INSERTION = "Insertion"
+"""The label of an instance's two sides, with where the items go: ``Insertion:after(path, sibling)`` and
+``Insertion:after(path, *added)``; two tasks' instances merge only when they put items on the same side."""
+AFTER, BEFORE = "after", "before"
+"""Where the added items go beside their sibling: after it, or before it when they open the container."""
+STATEMENTS = (cst.Module, cst.IndentedBlock)
+ELEMENTS = (cst.Dict, cst.List, cst.Set, cst.Tuple)
+CONTAINERS = (*STATEMENTS, *ELEMENTS)
+STATEMENT_KINDS = ("Module", "IndentedBlock")
+
+
+@dataclass(frozen=True)
+class Insertion:
+    """A run of items added to one container beside a sibling, as the two sides of an instance."""
+
+    before: Tree
+    after: Tree
+
+
+def items(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """A container's items: statements or elements."""
+    if isinstance(node, STATEMENTS):
+        return node.body
+    assert isinstance(node, ELEMENTS)
+    return node.elements
+
+
+def file_insertion(before: str, after: str) -> Insertion | None:
+    """The one run of items ``after`` adds to ``before``, or None when the edit is anything else."""
+    old, new = parse_module(before), parse_module(after)
+    if old is None or new is None:
+        return None
+    return _inserted(tree_of(old), tree_of(new), [])
+
+
+def _inserted(b: Tree, a: Tree, scopes: list[Tree]) -> Insertion | None:
+    if b.label != a.label or b == a:
+        return None
+    inner = [*scopes, *_scope(b)]
+    if len(b.children) == len(a.children):
+        differing = [(x, y) for x, y in zip(b.children, a.children, strict=True) if x != y]
+        return _inserted(*differing[0], inner) if len(differing) == 1 else None
+    added = len(a.children) - len(b.children)
+    if not isinstance(b.node, CONTAINERS) or added < 1:
+        return None
+    start = next((i for i, (x, y) in enumerate(zip(b.children, a.children)) if x != y), len(b.children))
+    if a.children[start + added :] != b.children[start:] or not b.children:
+        return None
+    return _run(b, scopes, start, a.children[start : start + added])
+
+
+def insertion_runs(before: str, after: str) -> list[Insertion]:
+    """Every run of items ``after`` adds to a container of ``before``, whatever else it changes: the pieces
+    of a larger change that an insertion macro could make (``coverage``)."""
+    old, new = parse_module(before), parse_module(after)
+    return list(_runs(tree_of(old), tree_of(new), [])) if old is not None and new is not None else []
+
+
+def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[Insertion]:
+    if b.label != a.label or b == a:
+        return
+    inner = [*scopes, *_scope(b)]
+    if len(b.children) == len(a.children):
+        for x, y in zip(b.children, a.children, strict=True):
+            yield from _runs(x, y, inner)
+        return
+    if not isinstance(b.node, CONTAINERS) or not b.children:
+        return
+    matcher = difflib.SequenceMatcher(None, b.children, a.children, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "insert":
+            yield _run(b, scopes, i1, a.children[j1:j2])
+        elif op == "replace" and i2 - i1 == j2 - j1:
+            for x, y in zip(b.children[i1:i2], a.children[j1:j2], strict=True):
+                yield from _runs(x, y, inner)
+
+
+def _run(container: Tree, scopes: list[Tree], at: int, new: Sequence[Tree]) -> Insertion:
+    """``new`` put at ``at`` in ``container``: beside the item before it, or before the first."""
+    path = Tree("Path", (*scopes, Tree(f"Container:{container.label}")))
+    where, sibling = (AFTER, container.children[at - 1]) if at else (BEFORE, container.children[0])
+    label = f"{INSERTION}:{where}"
+    return Insertion(Tree(label, (path, sibling)), Tree(label, (path, *new)))
+
+
+def _scope(tree: Tree) -> list[Tree]:
+    """The scope ``tree`` opens, as a path step: a class (its name and bases), a def (its name) or an
+    assignment's target; nothing for other nodes."""
+    node = tree.node
+    if isinstance(node, cst.ClassDef):
+        return [Tree("Scope:class", (tree_of(node.name), *(tree_of(b.value) for b in node.bases)), node)]
+    if isinstance(node, cst.FunctionDef):
+        return [Tree("Scope:def", (tree_of(node.name),), node)]
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        return [Tree("Scope:assign", (tree_of(node.targets[0].target),), node)]
+    if isinstance(node, cst.AnnAssign):
+        return [Tree("Scope:assign", (tree_of(node.target),), node)]
+    return []
+
+
+def containers(module: cst.Module) -> Iterator[tuple[cst.CSTNode, Tree]]:
+    """Every container of ``module`` with its path, as ``file_insertion`` writes paths."""
+    yield from _containers(tree_of(module), [])
+
+
+def _containers(tree: Tree, scopes: list[Tree]) -> Iterator[tuple[cst.CSTNode, Tree]]:
+    inner = [*scopes, *_scope(tree)]
+    if isinstance(tree.node, CONTAINERS):
+        yield tree.node, Tree("Path", (*scopes, Tree(f"Container:{tree.label}")))
+    for child in tree.children:
+        yield from _containers(child, inner)
+
+
+def parse_item(code: str, container: str) -> cst.CSTNode | None:
+    """``code`` as an item of a container of kind ``container`` (``Dict``, ``IndentedBlock``...), or None."""
+    try:
+        if container in STATEMENT_KINDS:
+            return cst.parse_statement(code)
+        wrapped = cst.parse_expression(("{%s}" if container in ("Dict", "Set") else "[%s]") % code)
+    except cst.ParserSyntaxError:
+        return None
+    found = getattr(wrapped, "elements", [])
+    kind = cst.DictElement if container == "Dict" else cst.Element
+    return found[0] if len(found) == 1 and isinstance(found[0], kind) else None
+
+
+def with_items(container: cst.CSTNode, index: int, where: str, new: Sequence[cst.CSTNode]) -> cst.CSTNode:
+    """``container`` with ``new`` put after (or before) its item ``index``, laid out as that item is."""
+    old = list(items(container))
+    at = index + 1 if where == AFTER else index
+    if isinstance(container, STATEMENTS):
+        spaced = getattr(old[index], "leading_lines", ())  # blank lines and comments as the sibling has them
+        return container.with_changes(body=[*old[:at], *(n.with_changes(leading_lines=spaced) for n in new), *old[at:]])
+    ending = getattr(old[index], "comma", cst.MaybeSentinel.DEFAULT)
+    comma = ending if isinstance(ending, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    laid = [n.with_changes(comma=comma) for n in new]
+    if at == len(old):  # after the last element: it takes a comma, the last new one keeps the old ending
+        old[-1] = old[-1].with_changes(comma=comma)
+        laid[-1] = laid[-1].with_changes(comma=ending)
+    return container.with_changes(elements=[*old[:at], *laid, *old[at:]])
+
+
+def is_insertion(tree: Tree) -> bool:
+    return tree.label.startswith(INSERTION + ":")
+
+
+def where_of(tree: Tree) -> str:
+    return tree.label.partition(":")[2]
+
+
+def container_kind(tree: Tree) -> str:
+    """The kind of container an insertion pattern's path ends in (``Dict``, ``IndentedBlock``...)."""
+    return tree.children[0].children[-1].label.partition(":")[2]

@@ -1,0 +1,159 @@
+"""Items added beside a sibling: found in an edit, generalized across tasks, written by the mined engine,
+and measured as the share of a change macro calls made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from evolution_tasks import CONFIG, write_task, write_tasks
+
+from pytest_granularity import cli
+from pytest_granularity.core.workspace import Workspace
+from pytest_granularity.evolution.coverage import changed_lines, reference_coverage, run_coverage
+from pytest_granularity.evolution.edits import edit_of
+from pytest_granularity.evolution.generalize import Instance, clusters
+from pytest_granularity.evolution.insert_engine import InsertMacro
+from pytest_granularity.evolution.insertions import file_insertion, insertion_runs
+from pytest_granularity.evolution.shape import INSERTED, instance_arguments, shape_of
+from pytest_granularity.evolution.sources import Source, task_sources
+from pytest_granularity.evolution.writer import macro_name
+from pytest_granularity.macros import MacroContext
+
+LOCALES = """class Locale:
+    names = []
+
+
+class DutchLocale(Locale):
+    names = ["nl"]
+    timeframes = {
+        "day": "een dag",
+        "days": "{0} dagen",
+        "month": "een maand",
+    }
+
+
+class GermanLocale(Locale):
+    names = ["de"]
+    timeframes = {"day": "ein Tag", "days": "{0} Tage", "month": "ein Monat"}
+"""
+DUTCH_WEEKS = LOCALES.replace(
+    '"days": "{0} dagen",\n', '"days": "{0} dagen",\n        "week": "een week",\n        "weeks": "{0} weken",\n'
+)
+GERMAN_WEEKS = LOCALES.replace('"{0} Tage", ', '"{0} Tage", "week": "eine Woche", "weeks": "{0} Wochen", ')
+
+
+def test_items_added_beside_a_sibling_are_one_insertion_under_their_path() -> None:
+    found = file_insertion(LOCALES, DUTCH_WEEKS)
+    assert found is not None and found.before.label == "Insertion:after"
+    path, sibling = found.before.children
+    assert [step.label for step in path.children] == ["Scope:class", "Scope:assign", "Container:Dict"]
+    assert sibling.children[0].label == 'SimpleString:"days"' and len(found.after.children) == 3
+    assert file_insertion(LOCALES, LOCALES.replace('"nl"', '"nl", "nl-nl"')) is not None  # a list element
+    assert file_insertion(LOCALES, DUTCH_WEEKS.replace("een dag", "1 dag")) is None  # and a rewrite: not one run
+    first = file_insertion(LOCALES, "import os\n" + LOCALES)
+    assert first is not None and first.before.label == "Insertion:before"  # it opens the module
+
+
+def test_every_run_of_a_larger_change_is_a_piece() -> None:
+    mixed = DUTCH_WEEKS.replace("een dag", "1 dag").replace('["de"]', '["de", "de-de"]')
+    runs = insertion_runs(LOCALES, mixed)
+    assert [len(r.after.children) - 1 for r in runs] == [2, 1]
+
+
+@pytest.fixture
+def locales_macro(tmp_path: Path) -> InsertMacro:
+    dutch, german = file_insertion(LOCALES, DUTCH_WEEKS), file_insertion(LOCALES, GERMAN_WEEKS)
+    assert dutch is not None and german is not None
+    ((pattern, group),) = clusters(
+        [Instance("nl", dutch.before, dutch.after), Instance("de", german.before, german.after)]
+    )
+    assert len(group) == 2
+    shape = shape_of(pattern)
+    assert shape is not None and shape.kind == INSERTED and macro_name(shape).startswith("mined_insertion_")
+    assert shape.describe("before") == 'class {p0}(Locale) > timeframes = > Dict: "days": {p1},'
+    assert instance_arguments(pattern, 1) == {
+        "p0": "GermanLocale",
+        "p1": '"{0} Tage"',
+        "p2": '"eine Woche"',
+        "p3": '"{0} Wochen"',
+    }
+    shape.write(tmp_path)
+    return InsertMacro(tmp_path)
+
+
+def test_the_engine_adds_the_items_beside_the_one_sibling_laid_out_as_it_is(
+    locales_macro: InsertMacro, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "locales.py").write_text(LOCALES)
+    workspace = Workspace(root)
+    args = {"files": ["locales.py"], "p0": "DutchLocale", "p1": '"{0} dagen"', "p2": '"een week"', "p3": '"{0} weken"'}
+    assert locales_macro.preconditions(MacroContext(workspace, args)) == []
+    assert locales_macro.run(MacroContext(workspace, args)) == "added 2 item(s) after the sibling in each of 1 file(s)"
+    assert (root / "locales.py").read_text() == DUTCH_WEEKS
+    assert locales_macro.preconditions(MacroContext(workspace, args)) == ["locales.py has the items already"]
+    german = {**args, "p0": "GermanLocale", "p1": '"{0} Tage"', "p2": '"eine Woche"', "p3": '"{0} Wochen"'}
+    locales_macro.run(MacroContext(workspace, german))
+    both = DUTCH_WEEKS.replace('"{0} Tage", ', '"{0} Tage", "week": "eine Woche", "weeks": "{0} Wochen", ')
+    assert (root / "locales.py").read_text() == both  # one line, as its sibling is
+    missing = locales_macro.preconditions(MacroContext(workspace, {**args, "p0": "FrenchLocale"}))
+    assert missing == [
+        'locales.py has `class FrenchLocale(Locale) > timeframes = > Dict: "days": "{0} dagen",` 0 times, not exactly once'
+    ]
+
+
+def test_derive_needs_every_new_value_quoted_and_the_place_named(locales_macro: InsertMacro) -> None:
+    files = {"locales.py": LOCALES.encode()}
+    stated = 'Add "een week" and "{0} weken" to DutchLocale\'s timeframes.'
+    assert locales_macro.derive(stated, files) == [
+        {"files": ["locales.py"], "p0": "DutchLocale", "p1": '"{0} dagen"', "p2": '"een week"', "p3": '"{0} weken"'}
+    ]
+    assert locales_macro.derive("Add week and weeks to the Dutch locale.", files) == []  # the words are not given
+    assert locales_macro.derive('Add "een week" and "{0} weken".', files) == []  # to which locale?
+
+
+def test_coverage_counts_the_changed_lines_a_macro_call_wrote(locales_macro: InsertMacro, tmp_path: Path) -> None:
+    root = write_tasks(tmp_path / "tasks")
+    (task,) = [s.task for s in task_sources(root / "more-retries")]
+    before = {"locales.py": LOCALES.encode(), "README.md": b"Dutch\n"}
+    after = {"locales.py": DUTCH_WEEKS.replace("een dag", "1 dag").encode(), "README.md": b"Dutch weeks\n"}
+    source = Source(task, before, after, "test")
+    assert sum(changed_lines(before, after).values()) == 6  # a line rewritten, two added, README's line rewritten
+    covered = reference_coverage(source, {"weeks": locales_macro})
+    assert (covered.lines, covered.produced, covered.share) == (6, 2, 0.333)
+    assert covered.calls == [
+        {
+            "macro": "weeks",
+            "files": ["locales.py"],
+            "p0": "DutchLocale",
+            "p1": '"{0} dagen"',
+            "p2": '"een week"',
+            "p3": '"{0} weken"',
+        }
+    ]
+    assert run_coverage(source, "").produced == 0
+    assert edit_of(Source(task, before, {**before, "locales.py": DUTCH_WEEKS.encode()}, "t")).files == ("locales.py",)  # type: ignore[union-attr]
+
+
+def test_two_tasks_that_add_a_setting_beside_the_same_sibling_give_a_proved_insertion_macro(tmp_path: Path) -> None:
+    root = tmp_path / "tasks"
+    for task_id, line, check in (("backoff", "BACKOFF = 2", "BACKOFF == 2"), ("jitter", "JITTER = 5", "JITTER == 5")):
+        write_task(
+            root,
+            task_id,
+            f"Add `{line}` after LIMIT.",
+            CONFIG.replace("LIMIT = 100\n", f"LIMIT = 100\n{line}\n"),
+            check,
+        )
+    out = tmp_path / "macros"
+    assert cli.main(["macros", "mine", str(root), "-o", str(out), "--sandbox", "none"]) == 0
+    (kept,) = [s for s in json.loads((out / "mined-macros.json").read_text())["shapes"] if s["kept"]]
+    assert (kept["before"], kept["after"], kept["tasks"]) == (
+        "Module: LIMIT = 100",
+        "{p0} = {p1}",
+        ["backoff", "jitter"],
+    )
+    assert cli.main(["check-contracts", str(out / kept["name"].replace("_", "-"))]) == 0
