@@ -65,7 +65,10 @@ def test_a_pattern_that_would_match_anything_or_says_nothing_is_refused() -> Non
 def test_clusters_count_different_tasks_and_merge_alike_edits() -> None:
     r = [rewrite(f"{n} = {v}\n", f"{n} = {w}\n") for n, v, w in (("A", 1, 2), ("B", 3, 4), ("C", 5, 6))]
     grouped = clusters([Instance("t1", *r[0]), Instance("t2", *r[1]), Instance("t1", *r[2])])
-    assert sorted(len(g) for _, g in grouped) == [1, 2]  # t1's second edit does not count twice
+    assert [sorted(i.task for i in g) for _, g in grouped] == [["t1", "t1", "t2"]]  # t1's two sites, one task
+    other = rewrite("if n >= LIMIT:\n    pass\n", "if n > LIMIT:\n    pass\n")
+    grouped = clusters([Instance("t1", *r[0]), Instance("t2", *r[1]), Instance("t2", *other)])
+    assert [sorted(i.task for i in g) for _, g in grouped] == [["t1"]]  # t2's calls are not all of one shape
 
 
 def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
@@ -80,8 +83,11 @@ def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
     assert edit_of(source({**base, "README.md": b"y"})) == NOT_PYTHON
     moved = CONFIG.replace("RETRIES = 3\n", "") + "RETRIES = 3\n"  # one statement removed, one added elsewhere
     assert edit_of(source({**base, "app/config.py": moved.encode()})) == NOT_REWRITES
-    several = CONFIG.replace("= 3", "= 4").replace("= 10", "= 11")
+    several = CONFIG.replace("= 3", "= 4").replace(">= LIMIT", "> LIMIT")
     assert edit_of(source({**base, "app/config.py": several.encode()})) == SEVERAL
+    constants = CONFIG.replace("RETRIES = 3", "RETRIES = 4").replace("TIMEOUT = 10", "TIMEOUT = 11")
+    two = edit_of(source({**base, "app/config.py": constants.encode()}))
+    assert not isinstance(two, str) and [s.files for s in two.sites] == [("app/config.py",)] * 2  # a call each
     for signature in ("def allowed(items, limit=LIMIT):", "def allowed(items=()):", "def allowed(items) -> bool:"):
         changed = CONFIG.replace("def allowed(items):", signature)
         assert edit_of(source({**base, "app/config.py": changed.encode()})) == SIGNATURE

@@ -15,7 +15,7 @@ from pytest_granularity.evolution.coverage import changed_lines, reference_cover
 from pytest_granularity.evolution.edits import edit_of
 from pytest_granularity.evolution.generalize import Instance, clusters
 from pytest_granularity.evolution.insert_engine import InsertMacro
-from pytest_granularity.evolution.insertions import file_insertion, insertion_runs
+from pytest_granularity.evolution.insertions import file_insertions, insertion_runs
 from pytest_granularity.evolution.shape import INSERTED, instance_arguments, shape_of
 from pytest_granularity.evolution.sources import Source, task_sources
 from pytest_granularity.evolution.writer import macro_name
@@ -45,15 +45,17 @@ GERMAN_WEEKS = LOCALES.replace('"{0} Tage", ', '"{0} Tage", "week": "eine Woche"
 
 
 def test_items_added_beside_a_sibling_are_one_insertion_under_their_path() -> None:
-    found = file_insertion(LOCALES, DUTCH_WEEKS)
-    assert found is not None and found.before.label == "Insertion:after"
+    (found,) = file_insertions(LOCALES, DUTCH_WEEKS) or []
+    assert found.before.label == "Insertion:after"
     path, sibling = found.before.children
     assert [step.label for step in path.children] == ["Scope:class", "Scope:assign", "Container:Dict"]
     assert sibling.children[0].label == 'SimpleString:"days"' and len(found.after.children) == 3
-    assert file_insertion(LOCALES, LOCALES.replace('"nl"', '"nl", "nl-nl"')) is not None  # a list element
-    assert file_insertion(LOCALES, DUTCH_WEEKS.replace("een dag", "1 dag")) is None  # and a rewrite: not one run
-    first = file_insertion(LOCALES, "import os\n" + LOCALES)
-    assert first is not None and first.before.label == "Insertion:before"  # it opens the module
+    assert file_insertions(LOCALES, LOCALES.replace('"nl"', '"nl", "nl-nl"')) is not None  # a list element
+    assert file_insertions(LOCALES, DUTCH_WEEKS.replace("een dag", "1 dag")) is None  # and a rewrite: not only runs
+    (first,) = file_insertions(LOCALES, "import os\n" + LOCALES) or []
+    assert first.before.label == "Insertion:before"  # it opens the module
+    both = file_insertions(LOCALES, GERMAN_WEEKS.replace('["nl"]', '["nl", "nl-nl"]')) or []
+    assert [len(r.after.children) - 1 for r in both] == [1, 2]  # two runs: a call each
 
 
 def test_every_run_of_a_larger_change_is_a_piece() -> None:
@@ -64,8 +66,7 @@ def test_every_run_of_a_larger_change_is_a_piece() -> None:
 
 @pytest.fixture
 def locales_macro(tmp_path: Path) -> InsertMacro:
-    dutch, german = file_insertion(LOCALES, DUTCH_WEEKS), file_insertion(LOCALES, GERMAN_WEEKS)
-    assert dutch is not None and german is not None
+    (dutch,), (german,) = file_insertions(LOCALES, DUTCH_WEEKS) or [], file_insertions(LOCALES, GERMAN_WEEKS) or []
     ((pattern, group),) = clusters(
         [Instance("nl", dutch.before, dutch.after), Instance("de", german.before, german.after)]
     )
@@ -138,22 +139,24 @@ def test_coverage_counts_the_changed_lines_a_macro_call_wrote(locales_macro: Ins
     assert edit_of(Source(task, before, {**before, "locales.py": DUTCH_WEEKS.encode()}, "t")).files == ("locales.py",)  # type: ignore[union-attr]
 
 
-def test_two_tasks_that_add_a_setting_beside_the_same_sibling_give_a_proved_insertion_macro(tmp_path: Path) -> None:
+def test_settings_added_beside_siblings_give_a_proved_macro_called_once_per_site(tmp_path: Path) -> None:
     root = tmp_path / "tasks"
-    for task_id, line, check in (("backoff", "BACKOFF = 2", "BACKOFF == 2"), ("jitter", "JITTER = 5", "JITTER == 5")):
-        write_task(
-            root,
-            task_id,
-            f"Add `{line}` after LIMIT.",
-            CONFIG.replace("LIMIT = 100\n", f"LIMIT = 100\n{line}\n"),
-            check,
-        )
+    backoff = CONFIG.replace("LIMIT = 100\n", "LIMIT = 100\nBACKOFF = 2\n")
+    write_task(root, "backoff", "Add `BACKOFF = 2` after LIMIT.", backoff, "BACKOFF == 2")
+    both = CONFIG.replace("LIMIT = 100\n", "LIMIT = 100\nJITTER = 5\n").replace(
+        "RETRIES = 3\n", "RETRIES = 3\nDELAY = 1\n"
+    )
+    write_task(root, "jitter", "Add `JITTER = 5` and `DELAY = 1`.", both, "JITTER == 5 and DELAY == 1")
     out = tmp_path / "macros"
     assert cli.main(["macros", "mine", str(root), "-o", str(out), "--sandbox", "none"]) == 0
     (kept,) = [s for s in json.loads((out / "mined-macros.json").read_text())["shapes"] if s["kept"]]
     assert (kept["before"], kept["after"], kept["tasks"]) == (
-        "Module: LIMIT = 100",
-        "{p0} = {p1}",
+        "Module: {p0} = {p1}",
+        "{p2} = {p3}",
         ["backoff", "jitter"],
     )
-    assert cli.main(["check-contracts", str(out / kept["name"].replace("_", "-"))]) == 0
+    folder = out / kept["name"].replace("_", "-")
+    shown = (folder / "examples" / "jitter" / "fixture" / "app" / "config.py").read_text()
+    made = (CONFIG.replace("RETRIES = 3\n", "RETRIES = 3\nDELAY = 1\n"), backoff.replace("BACKOFF = 2", "JITTER = 5"))
+    assert shown in made  # one call made, the other is the example's
+    assert cli.main(["check-contracts", str(folder)]) == 0

@@ -10,16 +10,13 @@ are its coverage. A run's own diff is measured the same way against the task's r
 from __future__ import annotations
 
 import difflib
-import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..core.workspace import Workspace, read_tree, write_tree
-from ..macros.context import MacroContext, MacroError
 from .engine import ShapeMacro
+from .macro import made_by
 from .sources import Source, applied
 
 Lines = Counter[tuple[str, str, str]]
@@ -64,23 +61,13 @@ def reference_coverage(source: Source, engines: Mapping[str, ShapeMacro]) -> Cov
     """The reference agent's macro calls on this source's change: every piece an engine reproduces, made in
     turn on its files (a call another one's changes no longer fit is skipped, as the agent would)."""
     reference = changed_lines(source.before, source.after)
-    calls: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="granularity-coverage-") as scratch:
-        root = Path(scratch)
-        write_tree(root, source.before)
-        workspace = Workspace(root)
-        for name, engine in sorted(engines.items()):
-            for call in engine.pieces(source.before, source.after):
-                ctx = MacroContext(workspace, dict(call))
-                if engine.preconditions(ctx):
-                    continue
-                try:
-                    engine.run(ctx)
-                except MacroError:
-                    continue
-                calls.append({"macro": name, **call})
-        made = changed_lines(source.before, read_tree(root))
-    return Coverage(source.task.id, sum(reference.values()), produced(reference, made), calls)
+    files, calls = dict(source.before), []
+    for name, engine in sorted(engines.items()):
+        files, made = made_by(engine, files, engine.pieces(source.before, source.after))
+        calls += [{"macro": name, **call} for call in made]
+    return Coverage(
+        source.task.id, sum(reference.values()), produced(reference, changed_lines(source.before, files)), calls
+    )
 
 
 def run_coverage(source: Source, diff: str) -> Coverage:

@@ -1,11 +1,12 @@
-"""A source's edit as one rewrite, or the reason it is not one.
+"""A source's edit as calls of one shape, or the reason it is not.
 
 A macro call is one rewrite with one set of values, applied wherever it matches in the files it names, or
-one run of items added beside a sibling (``insertions``). A task whose Python changes are all the same
-rewrite (one place, or the same line in several files), or one such run in one file, can be reproduced by
-one call; one that adds files, adds or removes statements elsewhere, or makes different rewrites needs more
-than one call, and teaches this miner nothing (it says which). So does the rewrite of a header part a
-call's parameters (expressions) cannot name: a signature (a def's parameters, a decorator, a base class).
+one run of items added beside a sibling (``insertions``). A task whose Python changes are all rewrites, or
+all runs of added items, that share one shape (the same line in several files, one constant after another,
+a week's names after the day's and a quarter's after the month's) is reproduced by one call per *site*;
+one that adds files, adds or removes statements otherwise, or makes rewrites of different shapes needs
+other kinds of calls, and teaches this miner nothing (it says which). So does the rewrite of a header part
+a call's parameters (expressions) cannot name: a signature (a def's parameters, a decorator, a base class).
 Changes to other files (a changelog, the docs) are left to the verifier: the miner screens every shape by
 reproducing its source tasks, so a task whose verifier needs them is dropped there.
 """
@@ -17,53 +18,79 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .generalize import Instance
-from .insertions import file_insertion
+from .generalize import Instance, acceptable, anti_unify
+from .insertions import file_insertions
 from .rewrites import DEFINITIONS, Rewrite, file_rewrites
 from .shape import unit_kind
 from .sources import Source
+from .trees import Tree
 
 NOT_PYTHON = "changes no Python file"
 ADDS_FILES = "adds, moves or removes Python files"
-NOT_REWRITES = "adds or removes statements, not one run of items beside a sibling"
-SEVERAL = "makes several different rewrites"
+NOT_REWRITES = "adds or removes statements, not only runs of items beside a sibling"
+SEVERAL = "makes rewrites or insertions of different shapes"
 SIGNATURE = "changes a signature (a parameter, a return annotation, a decorator or a base class)"
 HEADER_PART = "rewrites a header part that is not an expression (a `with` item, an `as` name)"
 SIGNATURE_PARTS = (cst.Parameters, cst.Annotation, cst.Decorator, cst.Arg, *DEFINITIONS)
 
 
 @dataclass(frozen=True)
-class Edit:
-    """A source whose edit is one rewrite: the instance to generalize, and the files it rewrites."""
+class Site:
+    """One call's worth of an edit: the instance to generalize, and the files the call names."""
 
-    source: Source
     instance: Instance
     files: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Edit:
+    """A source whose edit is calls of one shape, a site each."""
+
+    source: Source
+    sites: tuple[Site, ...]
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted({f for site in self.sites for f in site.files}))
+
+
 def edit_of(source: Source) -> Edit | str:
-    """The source's one rewrite, or why it has none."""
+    """The source's sites, or why it has none."""
     before, after = source.before, source.after
     changed = changed_python(before, after)
     if not changed:
         return NOT_PYTHON
     if any(p not in before or p not in after for p in changed):
         return ADDS_FILES
-    inserted = file_insertion(text(before[changed[0]]), text(after[changed[0]])) if len(changed) == 1 else None
-    if inserted is not None:  # before the rewrites, which would see a dict that grew as one rewritten statement
-        return Edit(source, Instance(source.task.id, inserted.before, inserted.after), tuple(changed))
+    task = source.task.id
+    runs = [(path, file_insertions(text(before[path]), text(after[path]))) for path in changed]
+    if all(found for _, found in runs):  # before the rewrites, which see a dict that grew as a rewritten statement
+        return _alike(
+            source, [Site(Instance(task, r.before, r.after), (path,)) for path, found in runs for r in found or []]
+        )
     rewrites: list[Rewrite] = []
     for path in changed:
-        found = file_rewrites(path, text(before[path]), text(after[path]))
-        if not found:
+        units = file_rewrites(path, text(before[path]), text(after[path]))
+        if not units:
             return NOT_REWRITES
-        rewrites += found
-    first = rewrites[0]
-    if any((r.before, r.after) != (first.before, first.after) for r in rewrites[1:]):
-        return SEVERAL
-    if unit_kind(first.before.node) is None or unit_kind(first.after.node) != unit_kind(first.before.node):
-        return SIGNATURE if isinstance(first.before.node, SIGNATURE_PARTS) else HEADER_PART
-    return Edit(source, Instance(source.task.id, first.before, first.after), tuple(changed))
+        rewrites += units
+    for unit in rewrites:
+        if unit_kind(unit.before.node) is None or unit_kind(unit.after.node) != unit_kind(unit.before.node):
+            return SIGNATURE if isinstance(unit.before.node, SIGNATURE_PARTS) else HEADER_PART
+    places: dict[tuple[Tree, Tree], list[str]] = {}
+    for unit in rewrites:
+        places.setdefault((unit.before, unit.after), []).append(unit.path)
+    sites = [Site(Instance(task, b, a), tuple(sorted(set(files)))) for (b, a), files in places.items()]
+    return _alike(source, sites)
+
+
+def _alike(source: Source, sites: list[Site]) -> Edit | str:
+    """The edit, when its sites share one shape."""
+    if len(sites) > 1:
+        pattern = anti_unify([s.instance.before for s in sites], [s.instance.after for s in sites])
+        if pattern is None or not acceptable(pattern):
+            return SEVERAL
+    return Edit(source, tuple(sites))
 
 
 def changed_python(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[str]:

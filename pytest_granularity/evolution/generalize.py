@@ -15,11 +15,13 @@ pattern keeps the most are merged first, and a merge is refused when the pattern
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
+from .insertions import is_insertion
 from .trees import Tree, hole
 
 MIN_CONTEXT = 2
@@ -69,9 +71,10 @@ def anti_unify(befores: Sequence[Tree], afters: Sequence[Tree]) -> Pattern | Non
 def acceptable(pattern: Pattern) -> bool:
     """Specific enough to say where it applies, still an edit, and saying where the before side's parts go:
     a pattern whose holes before the edit are all gone after it (``return ?0 and ?1 -> return ?2 and ?3``)
-    only says "write something else here"."""
+    only says "write something else here". An insertion's before side is the sibling, which says where the
+    items go and stays: its values need not reappear in them."""
     found = set(pattern.before.holes())
-    linked = not found or bool(found & set(pattern.after.holes()))
+    linked = not found or bool(found & set(pattern.after.holes())) or is_insertion(pattern.before)
     return pattern.before.size() >= MIN_CONTEXT and pattern.before != pattern.after and linked
 
 
@@ -87,14 +90,13 @@ class Instance:
 def clusters(instances: Sequence[Instance]) -> list[tuple[Pattern, list[Instance]]]:
     """Instances grouped bottom-up, the most specific merge first; every group with its pattern.
 
-    A group never holds two instances of one task: a shape's support is counted in different tasks."""
+    A task of several sites (instances) counts for a group only when all of them are in it: its calls
+    must all be of the group's shape. A shape's support is the different tasks it holds."""
     groups: list[list[Instance]] = [[i] for i in instances]
     while True:
         best: tuple[int, int, int] | None = None
         for x in range(len(groups)):
             for y in range(x + 1, len(groups)):
-                if {i.task for i in groups[x]} & {i.task for i in groups[y]}:
-                    continue
                 merged = _pattern(groups[x] + groups[y])
                 if merged is not None and acceptable(merged) and (best is None or merged.specificity > best[0]):
                     best = (merged.specificity, x, y)
@@ -102,11 +104,13 @@ def clusters(instances: Sequence[Instance]) -> list[tuple[Pattern, list[Instance
             break
         _, x, y = best
         groups[x] = groups[x] + groups.pop(y)
+    sites = Counter(i.task for i in instances)
     found = []
     for group in groups:
-        pattern = _pattern(group)
+        whole = [i for i in group if sum(j.task == i.task for j in group) == sites[i.task]]
+        pattern = _pattern(whole) if whole else None
         if pattern is not None:
-            found.append((pattern, group))
+            found.append((pattern, whole))
     return found
 
 

@@ -1,9 +1,9 @@
 """An edit as items added beside a sibling: a new entry, method, class or statement modelled on its neighbour.
 
 Real commits rarely rewrite one statement; they add a definition next to the ones like it (a locale's
-week names after its day names, a handler after the last handler). Such an edit is one run of items
-inserted into one container (a module's or a block's statements, a dict's or a list's elements) with
-nothing else changed. Its instance pairs the sibling the run follows (the before side: what a call
+week names after its day names, a handler after the last handler). Such an edit is runs of items
+inserted into containers (a module's or a block's statements, a dict's or a list's elements) with nothing
+else changed, a call each. A run's instance pairs the sibling it follows (the before side: what a call
 finds) with the items added (the after side: what it writes), each under the container's *path*, the
 scopes that hold it (``class ArabicLocale(Locale)``, ``timeframes =``). Anti-unified across tasks like
 any rewrite, a value the added items share with their sibling becomes one hole: the call copies it.
@@ -46,46 +46,34 @@ def items(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return node.elements
 
 
-def file_insertion(before: str, after: str) -> Insertion | None:
-    """The one run of items ``after`` adds to ``before``, or None when the edit is anything else."""
-    old, new = parse_module(before), parse_module(after)
-    if old is None or new is None:
-        return None
-    return _inserted(tree_of(old), tree_of(new), [])
-
-
-def _inserted(b: Tree, a: Tree, scopes: list[Tree]) -> Insertion | None:
-    if b.label != a.label or b == a:
-        return None
-    inner = [*scopes, *_scope(b)]
-    if len(b.children) == len(a.children):
-        differing = [(x, y) for x, y in zip(b.children, a.children, strict=True) if x != y]
-        return _inserted(*differing[0], inner) if len(differing) == 1 else None
-    added = len(a.children) - len(b.children)
-    if not isinstance(b.node, CONTAINERS) or added < 1:
-        return None
-    start = next((i for i, (x, y) in enumerate(zip(b.children, a.children)) if x != y), len(b.children))
-    if a.children[start + added :] != b.children[start:] or not b.children:
-        return None
-    return _run(b, scopes, start, a.children[start : start + added])
+def file_insertions(before: str, after: str) -> list[Insertion] | None:
+    """The runs of items ``after`` adds to ``before``, or None when the edit does anything else too."""
+    runs = _parsed_runs(before, after)
+    return None if not runs or any(r is None for r in runs) else [r for r in runs if r is not None]
 
 
 def insertion_runs(before: str, after: str) -> list[Insertion]:
     """Every run of items ``after`` adds to a container of ``before``, whatever else it changes: the pieces
     of a larger change that an insertion macro could make (``coverage``)."""
+    return [r for r in _parsed_runs(before, after) or [] if r is not None]
+
+
+def _parsed_runs(before: str, after: str) -> list[Insertion | None] | None:
     old, new = parse_module(before), parse_module(after)
-    return list(_runs(tree_of(old), tree_of(new), [])) if old is not None and new is not None else []
+    return list(_runs(tree_of(old), tree_of(new), [])) if old is not None and new is not None else None
 
 
-def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[Insertion]:
-    if b.label != a.label or b == a:
+def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[Insertion | None]:
+    """Each run of added items, and None for each difference that is not one."""
+    if b == a:
         return
     inner = [*scopes, *_scope(b)]
-    if len(b.children) == len(a.children):
+    if b.label == a.label and len(b.children) == len(a.children):
         for x, y in zip(b.children, a.children, strict=True):
             yield from _runs(x, y, inner)
         return
-    if not isinstance(b.node, CONTAINERS) or not b.children:
+    if b.label != a.label or not isinstance(b.node, CONTAINERS) or not b.children:
+        yield None
         return
     matcher = difflib.SequenceMatcher(None, b.children, a.children, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -94,6 +82,8 @@ def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[Insertion]:
         elif op == "replace" and i2 - i1 == j2 - j1:
             for x, y in zip(b.children[i1:i2], a.children[j1:j2], strict=True):
                 yield from _runs(x, y, inner)
+        elif op != "equal":
+            yield None
 
 
 def _run(container: Tree, scopes: list[Tree], at: int, new: Sequence[Tree]) -> Insertion:

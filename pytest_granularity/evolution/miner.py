@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import InputError
 from ..core.test_layout import read_layout
@@ -33,7 +34,7 @@ from ..run.contract_checks import (
 )
 from ..run.reproduces import reproduces
 from .edits import Edit, edit_of
-from .generalize import clusters
+from .generalize import Instance, Pattern, clusters
 from .shape import Shape, instance_arguments, shape_of
 from .sources import Source, read_sources
 from .writer import macro_name, write_macro
@@ -41,6 +42,7 @@ from .writer import macro_name, write_macro
 MIN_SUPPORT = 2
 """k: the fewest different tasks a shape must reproduce to be written (docs/evolution.md says why 2)."""
 SUMMARY_FILE = "mined-macros.json"
+Call = dict[str, Any]
 STAGING = ".staging"
 
 
@@ -104,23 +106,23 @@ def mine_sources(
             unused[edit] += 1
         else:
             edits[source.task.id] = edit
-    say(f"granularity macros mine: {len(sources)} sources, {len(edits)} of them one rewrite")
+    say(f"granularity macros mine: {len(sources)} sources, {len(edits)} of them calls of one shape")
     mined = Mined(len(sources), dict(sorted(unused.items())))
     output.mkdir(parents=True, exist_ok=True)
-    for pattern, group in clusters([e.instance for e in edits.values()]):
-        support = [edits[i.task] for i in group]
+    for pattern, group in clusters([site.instance for e in edits.values() for site in e.sites]):
         shape = shape_of(pattern)
-        tasks = sorted(i.task for i in group)
-        assert shape is not None, "edit_of keeps only small statements and expressions"
+        tasks = sorted({i.task for i in group})
+        assert shape is not None, "edit_of keeps only small statements, expressions and insertions"
         found = Found(shape.describe("before"), shape.describe("after"), tasks, macro_name(shape))
-        if len(group) < min_support:
-            found = replace(found, reason=f"supported by {len(group)} task(s), fewer than {min_support}")
+        if len(tasks) < min_support:
+            found = replace(found, reason=f"supported by {len(tasks)} task(s), fewer than {min_support}")
         else:
-            arguments = [instance_arguments(pattern, i) for i in range(len(group))]
+            support = [edits[t] for t in tasks]
+            calls = _calls(pattern, group, edits)
             shape = replace(
                 shape, tests=any(read_layout(e.source.before).is_test_support(f) for e in support for f in e.files)
             )
-            found = _proved(found, shape, support, arguments, output, sandbox, min_support)
+            found = _proved(found, shape, support, [calls[t] for t in tasks], output, sandbox, min_support)
             say(f"  {found.name} ({len(found.tasks)} tasks): {'kept' if found.kept else found.reason}")
         mined.shapes.append(found)
     mined.shapes.sort(key=lambda s: (not s.kept, -len(s.tasks), s.name or ""))
@@ -129,22 +131,30 @@ def mine_sources(
     return mined
 
 
+def _calls(pattern: Pattern, group: list[Instance], edits: dict[str, Edit]) -> dict[str, list[Call]]:
+    """Each task's calls: one per site, with the files it names and its values in the pattern's holes."""
+    calls: dict[str, list[Call]] = {}
+    for index, instance in enumerate(group):
+        site = next(s for s in edits[instance.task].sites if s.instance is instance)
+        calls.setdefault(instance.task, []).append({"files": list(site.files), **instance_arguments(pattern, index)})
+    return calls
+
+
 def _proved(
     found: Found,
     shape: Shape,
     edits: list[Edit],
-    arguments: list[dict[str, str]],
+    calls: list[list[Call]],
     output: Path,
     sandbox: Sandbox,
     min_support: int,
 ) -> Found:
-    """The shape written, screened (each source task reproduced by its own call), written again with the tasks
+    """The shape written, screened (each source task reproduced by its own calls), written again with the tasks
     it reproduces when it lost some, and checked against its contract; kept in ``output`` only if it passes."""
     assert found.name is not None
     stem = output / STAGING / found.name.replace("_", "-")
-    write_macro(stem, shape, edits, arguments)
+    write_macro(stem, shape, edits, calls)
     macro = load_macro(stem)
-    calls = [{"files": list(e.files), **a} for e, a in zip(edits, arguments, strict=True)]
     good = [i for i, e in enumerate(edits) if reproduces(e.source.task, macro, calls[i], sandbox)]
     dropped = sorted(edits[i].source.task.id for i in range(len(edits)) if i not in good)
     found = replace(found, tasks=sorted(edits[i].source.task.id for i in good), dropped=dropped)
@@ -153,7 +163,7 @@ def _proved(
             found, reason=f"reproduces {len(good)} of its {len(edits)} source tasks, fewer than {min_support}"
         )
     if dropped:
-        write_macro(stem, shape, [edits[i] for i in good], [arguments[i] for i in good])
+        write_macro(stem, shape, [edits[i] for i in good], [calls[i] for i in good])
     failure = contract_failure(stem, sandbox)
     if failure is not None:
         return replace(found, reason=failure)

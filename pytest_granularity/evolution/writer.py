@@ -26,6 +26,7 @@ from ..core.workspace import write_tree
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE
 from .edits import Edit
 from .insertions import where_of
+from .macro import made_by, mined_macro
 from .shape import INSERTED, Shape
 
 OWNER = "granularity macros mine"
@@ -67,8 +68,12 @@ def macro_name(shape: Shape) -> str:
     return f"mined_{kind}_{digest}"
 
 
-def write_macro(folder: Path, shape: Shape, edits: Sequence[Edit], arguments: Sequence[dict[str, str]]) -> str:
-    """Write the macro folder (replacing one of that name); ``arguments[i]`` reproduce ``edits[i]``. Its name."""
+def write_macro(folder: Path, shape: Shape, edits: Sequence[Edit], calls: Sequence[Sequence[dict[str, Any]]]) -> str:
+    """Write the macro folder (replacing one of that name); ``calls[i]``, made in turn, reproduce ``edits[i]``.
+    Its name.
+
+    An example is one call: a task of several sites is shown at its last, its fixture the files with the
+    other calls made."""
     name = macro_name(shape)
     if folder.exists():
         shutil.rmtree(folder)
@@ -76,10 +81,11 @@ def write_macro(folder: Path, shape: Shape, edits: Sequence[Edit], arguments: Se
     shape.write(folder)
     (folder / "runtime.py").write_text(RUNTIME, encoding="utf-8")
     write_tree(folder / BREAKS_VALIDATION, {"conftest.py": FAILING_CONFTEST.encode()})
+    engine = mined_macro(folder)
     examples: list[dict[str, Any]] = []
-    for edit, args in zip(edits, arguments, strict=True):
-        call = {"files": list(edit.files), **args}
-        _write_example(folder / "examples" / edit.source.task.id, edit, name, call)
+    for edit, made in zip(edits, calls, strict=True):
+        fixture, _ = made_by(engine, edit.source.before, made[:-1])
+        _write_example(folder / "examples" / edit.source.task.id, edit, name, made[-1], fixture)
         examples.append({"task": f"examples/{edit.source.task.id}"})
     examples[0]["breaks_precondition"] = {"args": _absent(shape)}
     examples[0]["breaks_validation"] = {"setup": BREAKS_VALIDATION}
@@ -225,11 +231,11 @@ def _skill(name: str, shape: Shape, edits: Sequence[Edit]) -> str:
     )
 
 
-def _write_example(folder: Path, edit: Edit, name: str, call: dict[str, Any]) -> None:
+def _write_example(folder: Path, edit: Edit, name: str, call: dict[str, Any], fixture: dict[str, bytes]) -> None:
     task, source = edit.source.task, edit.source
     raw = read_yaml_mapping(task.path)
-    write_tree(folder / "fixture", source.before)
-    write_tree(folder / "solution", {p: d for p, d in source.after.items() if source.before.get(p) != d})
+    write_tree(folder / "fixture", fixture)
+    write_tree(folder / "solution", {p: d for p, d in source.after.items() if fixture.get(p) != d})
     verifier = dict(raw["verifier"])
     if task.verifier_tests.is_dir():
         shutil.copytree(task.verifier_tests, folder / "verifier")
@@ -238,7 +244,7 @@ def _write_example(folder: Path, edit: Edit, name: str, call: dict[str, Any]) ->
         (folder / "verifier").mkdir()
         shutil.copy2(task.verifier_tests, folder / "verifier" / task.verifier_tests.name)
         verifier["tests"] = f"verifier/{task.verifier_tests.name}"
-    removed = sorted(set(source.before) - set(source.after))
+    removed = sorted(set(fixture) - set(source.after))
     data: dict[str, Any] = {
         "id": task.id,
         "family": task.family,

@@ -39,6 +39,6 @@ def macro_fit(task: Task, files: dict[str, bytes], macros: MacroRegistry, sandbo
         dependencies = {d: macros.get(d) for d in macro.contract.get("depends_on", [])}
         for args in suggestions.get(macro.name, []):
             tried += 1
-            if reproduces(task, macro, args, sandbox, dependencies):
+            if reproduces(task, macro, [args], sandbox, dependencies):
                 return Fit({"skill": macro.name, "args": dict(args)}, tried)
     return Fit(None, tried)

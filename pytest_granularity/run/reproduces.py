@@ -6,6 +6,7 @@ reproduce its source tasks), so both judge a call the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..core.tasks import Task
@@ -19,12 +20,20 @@ TEST_TIMEOUT = 60.0
 
 
 def reproduces(
-    task: Task, macro: Macro, args: dict[str, Any], sandbox: Sandbox, dependencies: dict[str, Any] | None = None
+    task: Task,
+    macro: Macro,
+    calls: Sequence[dict[str, Any]],
+    sandbox: Sandbox,
+    dependencies: dict[str, Any] | None = None,
 ) -> bool:
-    """Whether the call ``macro(args)``, made on the task's initial files, succeeds and the verifier accepts."""
+    """Whether the calls ``macro(args)``, made in turn on the task's initial files, all succeed and the verifier
+    accepts what they leave."""
     with Workspace.for_task(task, reuse=True) as workspace:
         config = task.pytest_config
-        context = MacroContext(
-            workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies or {}, sandbox, None, config
-        )
-        return invoke(macro, context).ok and verify(task, workspace, sandbox).accepted
+        for args in calls:
+            context = MacroContext(
+                workspace, dict(args), task.tests, TEST_TIMEOUT, dependencies or {}, sandbox, None, config
+            )
+            if not invoke(macro, context).ok:
+                return False
+        return verify(task, workspace, sandbox).accepted
