@@ -7,7 +7,8 @@ half. A solved task's tokens are set against the reference agent's micro run of 
 own validation and that the verifier rejects is counted as harmful. The reference agent's coverage is
 measured too: the mined macros called wherever one reproduces a piece of a newer commit (an agent that
 knows the change uses them for that part and finishes by hand), and the share of the commit's changed
-lines they wrote. Writes
+lines they wrote; where they write the whole change, whether they solve it (made under the macro's contract,
+the verifier accepting what they leave). Writes
 ``.granularity/evolution/time-split-NAME.json`` (docs/evolution.md's tables):
 
     python scripts/evolution_time_split.py boltons /path/to/mined-boltons-tasks
@@ -22,15 +23,17 @@ import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
-from pytest_granularity.core.tasks import find_task_files, load_task
+from pytest_granularity.core.tasks import Task, find_task_files, load_task
 from pytest_granularity.evolution.coverage import reference_coverage
 from pytest_granularity.evolution.macro import mined_macros
 from pytest_granularity.evolution.measure import attempt, micro_run, tally
 from pytest_granularity.evolution.miner import mine_sources
 from pytest_granularity.evolution.sources import task_source, task_sources
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.process.sandbox import select
+from pytest_granularity.process.sandbox import Sandbox, select
+from pytest_granularity.run.reproduces import reproduces
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / ".granularity" / "evolution"
@@ -53,6 +56,9 @@ def main() -> int:
             attempts = [attempt(t, registry, sandbox) for t in newer]
             engines = mined_macros(Path(scratch))
             covered = [reference_coverage(task_source(t), engines) for t in newer]
+            whole = [c for c in covered if c.share == 1.0 and len({call["macro"] for call in c.calls}) == 1]
+            by_id = {t.id: t for t in newer}
+            accepted = [c.task for c in whole if _reproduced(by_id[c.task], c.calls, registry, sandbox)]
         solved = {a.task: a.tokens for a in attempts if a.solved}
         micro = {t.id: micro_run(t, sandbox).tokens for t in newer if t.id in solved}
     finally:
@@ -68,6 +74,7 @@ def main() -> int:
         "unused": mined.unused,
         "newer_solved": tally(attempts),
         "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
+        "solved_by_reference_calls": accepted,
         "tokens": {t: {"macro": solved[t], "micro": micro[t]} for t in sorted(solved)},
         "minutes": round((time.monotonic() - started) / 60, 1),
     }
@@ -78,9 +85,17 @@ def main() -> int:
         f"time split {args.name}: {len(older)} older mined into {len(mined.kept)} macros; "
         f"{document['newer_solved']['solved']} of {len(newer)} newer solved, "
         f"{document['newer_solved']['harmful']} harmful; {len(document['reference_coverage'])} covered in part by "
-        f"the reference agent's calls; wrote {out.relative_to(REPO)}"
+        f"the reference agent's calls, {len(accepted)} solved by them alone; wrote {out.relative_to(REPO)}"
     )
     return 0
+
+
+def _reproduced(task: Task, calls: list[dict[str, Any]], registry: MacroRegistry, sandbox: Sandbox) -> bool:
+    """Whether the reference agent's calls alone, made under the macro's contract, leave a workspace the task's
+    verifier accepts: the mined macro solves the newer commit."""
+    macro = registry.get(calls[0]["macro"].replace("-", "_"))
+    args = [{k: v for k, v in call.items() if k != "macro"} for call in calls]
+    return macro is not None and reproduces(task, macro, args, sandbox)
 
 
 def _date(task: object) -> str:

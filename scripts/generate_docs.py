@@ -268,11 +268,13 @@ def evolution_rediscovery(root: Path) -> str:
 
 
 def evolution_time_split(root: Path) -> str:
-    """Per real repository: macros mined from its older mined tasks, measured on the newer ones."""
+    """Per real repository: macros mined from its older mined tasks, measured on the newer ones: solved with no
+    model, harmful calls, and the newer commits the reference agent's calls of them cover in part."""
     lines = [
-        "| repository | older commits mined (one rewrite) | shapes | macros kept | newer commits | solved by them | "
-        "harmful | tokens of a solved task, macro / micro |",
-        "|---|---|---|---|---|---|---|---|",
+        "| repository | older commits mined (of one shape) | shapes | macros kept | newer commits | solved by them | "
+        "harmful | newer commits the reference agent's calls cover in part | their changed lines covered (median) | "
+        "tokens of a solved task, macro / micro |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for path in sorted((root / EVOLUTION_RESULTS).glob("time-split-*.json")):
         result = json.loads(path.read_text(encoding="utf-8"))
@@ -283,12 +285,23 @@ def evolution_time_split(root: Path) -> str:
             if tokens
             else "-"
         )
+        covered = result.get("reference_coverage")
+        shares = [c["share"] for c in covered or []]
         lines.append(
             f"| {result['repository']} | {result['older']} ({result['older'] - sum(result['unused'].values())}) | "
             f"{result['shapes']} | {_macros(result['macros'])} | "
-            f"{result['newer']} | {_rate(solved)} | {solved['harmful']} | {shown} |"
+            f"{result['newer']} | {_rate(solved)} | {solved['harmful']} | "
+            f"{_covered(covered, result.get('solved_by_reference_calls', []))} | "
+            f"{f'{statistics.median(shares):.2f}' if shares else '-'} | {shown} |"
         )
     return "\n".join(lines)
+
+
+def _covered(covered: list[dict[str, Any]] | None, solved: list[str]) -> str:
+    """How many newer commits the reference agent's calls cover in part, and how many they solve alone."""
+    if covered is None:
+        return "not measured"
+    return f"{len(covered)} ({len(solved)} solved by the calls alone)" if covered else "0"
 
 
 def gate_workflow_block(root: Path) -> str:
