@@ -4,7 +4,9 @@ The builtin macros are removed. The reference agent solves every task with micro
 five folds the router's training uses (``routing.training.folds``, ``kfold``), the successful micro runs of
 the other four folds are mined (``granularity macros mine``) and the mined macros alone are offered, in
 macro mode, to the no-model first-suggestion agent on the held-out fold. The same agent with the builtin
-macros is the yardstick. Writes ``.granularity/evolution/rediscovery.json`` (docs/evolution.md's tables):
+macros is the yardstick. The reference agent's coverage is measured too: the held-out tasks whose reference
+change a mined macro's call makes part of, and the share of its changed lines. Writes
+``.granularity/evolution/rediscovery.json`` (docs/evolution.md's tables):
 
     python scripts/evolution_rediscovery.py
 """
@@ -15,12 +17,15 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from pytest_granularity.core.tasks import find_task_files, load_task
+from pytest_granularity.evolution.coverage import reference_coverage
+from pytest_granularity.evolution.macro import mined_macros
 from pytest_granularity.evolution.measure import attempt, micro_run, tally
 from pytest_granularity.evolution.miner import mine_sources
-from pytest_granularity.evolution.sources import run_sources
+from pytest_granularity.evolution.sources import run_sources, task_source
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.process.sandbox import select
 from pytest_granularity.routing.training import FOLDS
@@ -46,6 +51,8 @@ def main() -> int:
                 mined = mine_sources(run_sources(training, tasks), Path(scratch), sandbox, say=lambda line: None)
                 registry = MacroRegistry.load([Path(scratch)], builtin=False)
                 attempts = [attempt(tasks[t], registry, sandbox) for t in held]
+                engines = mined_macros(Path(scratch))
+                covered = [reference_coverage(task_source(tasks[t]), engines) for t in held]
             yardstick = [attempt(tasks[t], builtin, sandbox) for t in held]
             mined_attempts += attempts
             builtin_attempts += yardstick
@@ -56,6 +63,7 @@ def main() -> int:
                     "macros": {s.name: len(s.tasks) for s in mined.kept},
                     "mined": {k: v for k, v in tally(attempts).items() if k != "attempts"},
                     "builtin": {k: v for k, v in tally(yardstick).items() if k != "attempts"},
+                    "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
                 }
             )
             print(

@@ -251,18 +251,23 @@ def evolution_rediscovery(root: Path) -> str:
     result = json.loads(path.read_text(encoding="utf-8"))
     lines = [
         "| held-out fold | tasks | macros mined from the other folds (tasks each reproduces) | solved by them | "
-        "harmful | solved by the builtins | harmful |",
-        "|---|---|---|---|---|---|---|",
+        "harmful | covered in part by the reference agent's calls (median share of lines) | "
+        "solved by the builtins | harmful |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    shares = []
     for fold in result["folds"]:
+        covered = [c["share"] for c in fold.get("reference_coverage", [])]
+        shares += covered
         lines.append(
             f"| {fold['fold']} | {fold['held_out']} | {_macros(fold['macros'])} | {fold['mined']['solved']} | "
-            f"{fold['mined']['harmful']} | {fold['builtin']['solved']} | {fold['builtin']['harmful']} |"
+            f"{fold['mined']['harmful']} | {_shares(covered)} | {fold['builtin']['solved']} | "
+            f"{fold['builtin']['harmful']} |"
         )
     mined, builtin = result["mined"], result["builtin"]
     lines.append(
-        f"| **all** | {mined['tasks']} |  | **{_rate(mined)}** | **{mined['harmful']}** | **{_rate(builtin)}** | "
-        f"**{builtin['harmful']}** |"
+        f"| **all** | {mined['tasks']} |  | **{_rate(mined)}** | **{mined['harmful']}** | **{_shares(shares)}** | "
+        f"**{_rate(builtin)}** | **{builtin['harmful']}** |"
     )
     return "\n".join(lines)
 
@@ -295,6 +300,10 @@ def evolution_time_split(root: Path) -> str:
             f"{f'{statistics.median(shares):.2f}' if shares else '-'} | {shown} |"
         )
     return "\n".join(lines)
+
+
+def _shares(shares: list[float]) -> str:
+    return f"{len(shares)} ({statistics.median(shares):.2f})" if shares else "0"
 
 
 def _covered(covered: list[dict[str, Any]] | None, solved: list[str]) -> str:
