@@ -160,3 +160,26 @@ def test_settings_added_beside_siblings_give_a_proved_macro_called_once_per_site
     made = (CONFIG.replace("RETRIES = 3\n", "RETRIES = 3\nDELAY = 1\n"), backoff.replace("BACKOFF = 2", "JITTER = 5"))
     assert shown in made  # one call made, the other is the example's
     assert cli.main(["check-contracts", str(folder)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("X = [1, 2]\n", "X = [1, 2, 3]\n"),  # after the last element, which had no comma
+        ("X = [1, 2]\n", "X = [0, 1, 2]\n"),  # before the first
+        ("X = {\n    'a': 1,\n}\n", "X = {\n    'a': 1,\n    'b': 2,\n}\n"),  # a line each, as its sibling
+        ("class A:\n    x = 1\n\n    def f(self):\n        pass\n", None),  # statements keep the sibling's blank line
+    ],
+)
+def test_items_are_laid_out_as_their_sibling(tmp_path: Path, before: str, after: str | None) -> None:
+    wanted = after or before.replace("        pass\n", "        pass\n\n    def g(self):\n        return 1\n")
+    (run,) = file_insertions(before, wanted) or []
+    ((pattern, _),) = clusters([Instance("t", run.before, run.after)])
+    shape = shape_of(pattern)
+    assert shape is not None
+    shape.write(tmp_path)
+    (tmp_path / "m.py").write_text(before)
+    ctx = MacroContext(Workspace(tmp_path), {"files": ["m.py"], **instance_arguments(pattern, 0)})
+    assert InsertMacro(tmp_path).preconditions(ctx) == []
+    InsertMacro(tmp_path).run(ctx)
+    assert (tmp_path / "m.py").read_text() == wanted

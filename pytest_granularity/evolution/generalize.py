@@ -80,7 +80,7 @@ def acceptable(pattern: Pattern) -> bool:
 
 @dataclass(frozen=True)
 class Instance:
-    """A task's edit as one rewrite of one or more units: the same before and after everywhere it applies."""
+    """One site of a task's edit: a rewrite (the same before and after wherever it applies) or a run of added items."""
 
     task: str
     before: Tree

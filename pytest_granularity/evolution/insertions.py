@@ -142,13 +142,27 @@ def with_items(container: cst.CSTNode, index: int, where: str, new: Sequence[cst
     if isinstance(container, STATEMENTS):
         spaced = getattr(old[index], "leading_lines", ())  # blank lines and comments as the sibling has them
         return container.with_changes(body=[*old[:at], *(n.with_changes(leading_lines=spaced) for n in new), *old[at:]])
-    ending = getattr(old[index], "comma", cst.MaybeSentinel.DEFAULT)
-    comma = ending if isinstance(ending, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    ending = getattr(old[-1], "comma", cst.MaybeSentinel.DEFAULT)
+    comma = _separator(container, old, index)
     laid = [n.with_changes(comma=comma) for n in new]
-    if at == len(old):  # after the last element: it takes a comma, the last new one keeps the old ending
+    if at == len(old):  # after the last element: it takes a separator, the last new one keeps the old ending
         old[-1] = old[-1].with_changes(comma=comma)
         laid[-1] = laid[-1].with_changes(comma=ending)
     return container.with_changes(elements=[*old[:at], *laid, *old[at:]])
+
+
+def _separator(container: cst.CSTNode, old: Sequence[cst.CSTNode], index: int) -> cst.Comma:
+    """The comma between two elements here: the sibling's when another follows it, else the one before it;
+    for a lone element, one that breaks the line where the opening bracket does (or a space)."""
+    inner = [getattr(e, "comma", None) for e in old[:-1]]
+    found = [c for c in (inner[index] if index < len(inner) else None, *reversed(inner)) if isinstance(c, cst.Comma)]
+    if found:
+        return found[0]
+    opening = getattr(container, "lbrace", None) or getattr(container, "lbracket", None)
+    broken = getattr(opening, "whitespace_after", None)
+    if isinstance(broken, cst.ParenthesizedWhitespace):
+        return cst.Comma(whitespace_after=broken)
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def is_insertion(tree: Tree) -> bool:

@@ -67,7 +67,7 @@ class Mined:
 
     sources: int = 0
     unused: dict[str, int] = field(default_factory=dict)
-    """Sources whose edit is not one rewrite, by reason (``edits``)."""
+    """Sources whose edit is not calls of one shape, by reason (``edits``)."""
     shapes: list[Found] = field(default_factory=list)
 
     @property

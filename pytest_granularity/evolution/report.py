@@ -26,7 +26,7 @@ def mined_table(mined: Mined, min_support: int) -> str:
     lines.append("")
     lines.append(
         f"{len(mined.kept)} macros kept of {len(mined.shapes)} shapes, from {mined.sources} sources "
-        f"(not one rewrite: {unused})"
+        f"(not calls of one shape: {unused})"
     )
     return "\n".join(lines)
 
