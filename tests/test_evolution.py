@@ -88,7 +88,7 @@ def test_edit_of_names_why_a_source_is_not_one_rewrite(tmp_path: Path) -> None:
     constants = CONFIG.replace("RETRIES = 3", "RETRIES = 4").replace("TIMEOUT = 10", "TIMEOUT = 11")
     two = edit_of(source({**base, "app/config.py": constants.encode()}))
     assert not isinstance(two, str) and [s.files for s in two.sites] == [("app/config.py",)] * 2  # a call each
-    for signature in ("def allowed(items, limit=LIMIT):", "def allowed(items=()):", "def allowed(items) -> bool:"):
+    for signature in ("def allowed(items, limit=LIMIT):", "def allowed(items) -> bool:"):
         changed = CONFIG.replace("def allowed(items):", signature)
         assert edit_of(source({**base, "app/config.py": changed.encode()})) == SIGNATURE
     decorated = CONFIG.replace("def allowed", "@staticmethod\ndef allowed")

@@ -13,9 +13,10 @@ from pytest_granularity import cli
 from pytest_granularity.core.workspace import Workspace
 from pytest_granularity.evolution.coverage import changed_lines, reference_coverage, run_coverage
 from pytest_granularity.evolution.edits import edit_of
-from pytest_granularity.evolution.generalize import Instance, clusters
+from pytest_granularity.evolution.generalize import Instance, acceptable, clusters
 from pytest_granularity.evolution.insert_engine import InsertMacro
 from pytest_granularity.evolution.insertions import file_insertions, insertion_runs
+from pytest_granularity.evolution.rewrites import file_rewrites
 from pytest_granularity.evolution.shape import INSERTED, instance_arguments, shape_of
 from pytest_granularity.evolution.sources import Source, task_sources
 from pytest_granularity.evolution.writer import macro_name
@@ -46,14 +47,14 @@ GERMAN_WEEKS = LOCALES.replace('"{0} Tage", ', '"{0} Tage", "week": "eine Woche"
 
 def test_items_added_beside_a_sibling_are_one_insertion_under_their_path() -> None:
     (found,) = file_insertions(LOCALES, DUTCH_WEEKS) or []
-    assert found.before.label == "Insertion:after"
+    assert found.before.label == "Items:after"
     path, sibling = found.before.children
     assert [step.label for step in path.children] == ["Scope:class", "Scope:assign", "Container:Dict"]
     assert sibling.children[0].label == 'SimpleString:"days"' and len(found.after.children) == 3
     assert file_insertions(LOCALES, LOCALES.replace('"nl"', '"nl", "nl-nl"')) is not None  # a list element
     assert file_insertions(LOCALES, DUTCH_WEEKS.replace("een dag", "1 dag")) is None  # and a rewrite: not only runs
     (first,) = file_insertions(LOCALES, "import os\n" + LOCALES) or []
-    assert first.before.label == "Insertion:before"  # it opens the module
+    assert first.before.label == "Items:before"  # it opens the module
     both = file_insertions(LOCALES, GERMAN_WEEKS.replace('["nl"]', '["nl", "nl-nl"]')) or []
     assert [len(r.after.children) - 1 for r in both] == [1, 2]  # two runs: a call each
 
@@ -72,7 +73,7 @@ def locales_macro(tmp_path: Path) -> InsertMacro:
     )
     assert len(group) == 2
     shape = shape_of(pattern)
-    assert shape is not None and shape.kind == INSERTED and macro_name(shape).startswith("mined_insertion_")
+    assert shape is not None and shape.kind == INSERTED and macro_name(shape).startswith("mined_after_dict_")
     assert shape.describe("before") == 'class {p0}(Locale) > timeframes = > Dict: "days": {p1},'
     assert instance_arguments(pattern, 1) == {
         "p0": "GermanLocale",
@@ -183,3 +184,33 @@ def test_items_are_laid_out_as_their_sibling(tmp_path: Path, before: str, after:
     assert InsertMacro(tmp_path).preconditions(ctx) == []
     InsertMacro(tmp_path).run(ctx)
     assert (tmp_path / "m.py").read_text() == wanted
+
+
+def test_an_entry_or_a_parameter_rewritten_is_an_item_edit_under_its_path(tmp_path: Path) -> None:
+    (word,) = file_rewrites("l.py", LOCALES, LOCALES.replace('"ein Tag"', '"1 Tag"')) or []
+    assert word.before.label == "Items:replace" and word.before.children[1].children[0].label == 'SimpleString:"day"'
+    method = "class Client:\n    def send(self, timeout=10):\n        pass\n"
+    (inside,) = file_rewrites("c.py", method, method.replace("timeout=10", "timeout=30")) or []
+    path = inside.before.children[0]
+    assert [step.label for step in path.children] == ["Scope:class", "Scope:def", "Container:Parameters"]
+    code = "def send(data, timeout=10):\n    pass\n"
+    longer = code.replace("timeout=10", "timeout=30")
+    (default,) = file_rewrites("c.py", code, longer) or []
+    other = "def get(url, retries=3):\n    pass\n"
+    (second,) = file_rewrites("g.py", other, other.replace("retries=3", "retries=5")) or []
+    ((pattern, group),) = clusters(
+        [Instance("a", default.before, default.after), Instance("b", second.before, second.after)]
+    )
+    assert len(group) == 2 and acceptable(pattern)  # the def's name and the parameter become holes
+    shape = shape_of(pattern)
+    assert shape is not None and macro_name(shape).startswith("mined_replace_parameters_")
+    shape.write(tmp_path)
+    (tmp_path / "c.py").write_text(code)
+    ctx = MacroContext(Workspace(tmp_path), {"files": ["c.py"], **instance_arguments(pattern, 0)})
+    macro = InsertMacro(tmp_path)
+    assert macro.preconditions(ctx) == []
+    assert macro.run(ctx) == "rewrote one item in each of 1 file(s)"
+    assert (tmp_path / "c.py").read_text() == longer
+    assert macro.pieces({"c.py": code.encode()}, {"c.py": longer.encode()}) == [
+        {"files": ["c.py"], **instance_arguments(pattern, 0)}
+    ]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .generalize import Instance, acceptable, anti_unify
-from .insertions import file_insertions
+from .insertions import file_insertions, is_item_edit
 from .rewrites import DEFINITIONS, Rewrite, file_rewrites
 from .shape import unit_kind
 from .sources import Source
@@ -29,7 +29,7 @@ NOT_PYTHON = "changes no Python file"
 ADDS_FILES = "adds, moves or removes Python files"
 NOT_REWRITES = "adds or removes statements, not only runs of items beside a sibling"
 SEVERAL = "makes rewrites or insertions of different shapes"
-SIGNATURE = "changes a signature (a parameter, a return annotation, a decorator or a base class)"
+SIGNATURE = "changes a signature (a parameter added or removed, a return annotation, a decorator, a base class)"
 HEADER_PART = "rewrites a header part that is not an expression (a `with` item, an `as` name)"
 SIGNATURE_PARTS = (cst.Parameters, cst.Annotation, cst.Decorator, cst.Arg, *DEFINITIONS)
 
@@ -74,7 +74,7 @@ def edit_of(source: Source) -> Edit | str:
         if not units:
             return NOT_REWRITES
         rewrites += units
-    for unit in rewrites:
+    for unit in (u for u in rewrites if not is_item_edit(u.before)):
         if unit_kind(unit.before.node) is None or unit_kind(unit.after.node) != unit_kind(unit.before.node):
             return SIGNATURE if isinstance(unit.before.node, SIGNATURE_PARTS) else HEADER_PART
     places: dict[tuple[Tree, Tree], list[str]] = {}

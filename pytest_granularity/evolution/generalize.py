@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .insertions import is_insertion
+from .insertions import is_item_edit
 from .trees import Tree, hole
 
 MIN_CONTEXT = 2
@@ -74,7 +74,7 @@ def acceptable(pattern: Pattern) -> bool:
     only says "write something else here". An insertion's before side is the sibling, which says where the
     items go and stays: its values need not reappear in them."""
     found = set(pattern.before.holes())
-    linked = not found or bool(found & set(pattern.after.holes())) or is_insertion(pattern.before)
+    linked = not found or bool(found & set(pattern.after.holes())) or is_item_edit(pattern.before)
     return pattern.before.size() >= MIN_CONTEXT and pattern.before != pattern.after and linked
 
 

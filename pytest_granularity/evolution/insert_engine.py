@@ -16,7 +16,20 @@ import libcst as cst
 
 from .edits import changed_python, text
 from .engine import MAX_CALLS, ShapeMacro, _instantiated, _unify
-from .insertions import AFTER, container_kind, containers, insertion_runs, items, parse_item, where_of, with_items
+from .insertions import (
+    AFTER,
+    REPLACE,
+    ItemEdit,
+    container_kind,
+    containers,
+    insertion_runs,
+    is_item_edit,
+    items,
+    parse_item,
+    where_of,
+    with_items,
+)
+from .rewrites import file_rewrites
 from .shape import code_of, fill
 from .trees import ReplaceNodes, Tree, parse_module, tree_of
 
@@ -55,7 +68,10 @@ class InsertMacro(ShapeMacro):
         return module.visit(ReplaceNodes({id(container): grown}))
 
     def _summary(self, files: int) -> str:
-        return f"added {len(self.items)} item(s) {where_of(self.pattern)} the sibling in each of {files} file(s)"
+        where = where_of(self.pattern)
+        if where == REPLACE:
+            return f"rewrote one item in each of {files} file(s)"
+        return f"added {len(self.items)} item(s) {where} the sibling in each of {files} file(s)"
 
     def derive(self, prompt: str, files: Mapping[str, bytes]) -> list[dict[str, Any]]:
         """Calls whose every new value the prompt quotes, in the order the items take them, beside a sibling
@@ -91,7 +107,9 @@ class InsertMacro(ShapeMacro):
         count = len(self.items)
         calls = []
         for rel in (p for p in changed_python(before, after) if p in before and p in after):
-            for run in insertion_runs(text(before[rel]), text(after[rel])):
+            units = file_rewrites(rel, text(before[rel]), text(after[rel]), partial=True) or []
+            rewritten = [ItemEdit(u.before, u.after) for u in units if is_item_edit(u.before)]
+            for run in [*insertion_runs(text(before[rel]), text(after[rel])), *rewritten]:
                 path, *added = run.after.children
                 window = added[:count] if where_of(run.after) == AFTER else added[-count:]
                 bound: dict[int, Tree] = {}

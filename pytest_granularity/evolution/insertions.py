@@ -1,12 +1,15 @@
-"""An edit as items added beside a sibling: a new entry, method, class or statement modelled on its neighbour.
+"""An edit of a container's items: items added beside a sibling, or one item rewritten where it stands.
 
 Real commits rarely rewrite one statement; they add a definition next to the ones like it (a locale's
-week names after its day names, a handler after the last handler). Such an edit is runs of items
-inserted into containers (a module's or a block's statements, a dict's or a list's elements) with nothing
-else changed, a call each. A run's instance pairs the sibling it follows (the before side: what a call
-finds) with the items added (the after side: what it writes), each under the container's *path*, the
-scopes that hold it (``class ArabicLocale(Locale)``, ``timeframes =``). Anti-unified across tasks like
-any rewrite, a value the added items share with their sibling becomes one hole: the call copies it.
+week names after its day names, a handler after the last handler), or correct one entry among its
+siblings (a locale's word for "second", a parameter's default). Such an edit is runs of items inserted
+into containers (a module's or a block's statements, a dict's or a list's elements), or an item of an
+element container or of a def's parameters rewritten, a call each. An insertion's instance pairs the
+sibling it follows (the before side: what a call finds) with the items added (the after side: what it
+writes); a rewritten item's, the item before and after. Each side is under the container's *path*, the
+scopes that hold it (``class ArabicLocale(Locale)``, ``timeframes =``), which says where a pattern that
+is otherwise all holes applies. Anti-unified across tasks like any rewrite, a value the added items share
+with their sibling becomes one hole: the call copies it.
 """
 
 from __future__ import annotations
@@ -19,51 +22,64 @@ import libcst as cst
 
 from .trees import Tree, parse_module, tree_of
 
-INSERTION = "Insertion"
-"""The label of an instance's two sides, with where the items go: ``Insertion:after(path, sibling)`` and
-``Insertion:after(path, *added)``; two tasks' instances merge only when they put items on the same side."""
-AFTER, BEFORE = "after", "before"
-"""Where the added items go beside their sibling: after it, or before it when they open the container."""
+ITEMS = "Items"
+"""The label of an instance's two sides, with what the edit does: ``Items:after(path, sibling)`` and
+``Items:after(path, *added)``; two tasks' instances merge only when their edits do the same."""
+AFTER, BEFORE, REPLACE = "after", "before", "replace"
+"""Items added after their sibling, before it (when they open the container), or one item rewritten."""
 STATEMENTS = (cst.Module, cst.IndentedBlock)
 ELEMENTS = (cst.Dict, cst.List, cst.Set, cst.Tuple)
 CONTAINERS = (*STATEMENTS, *ELEMENTS)
+"""Containers items are added to."""
+ITEM_PARENTS = (*ELEMENTS, cst.Parameters)
+"""Containers whose items are rewritten where they stand (a statement's rewrite is a rewrite of its own)."""
 STATEMENT_KINDS = ("Module", "IndentedBlock")
 
 
 @dataclass(frozen=True)
-class Insertion:
-    """A run of items added to one container beside a sibling, as the two sides of an instance."""
+class ItemEdit:
+    """Items added to a container beside a sibling, or one item of it rewritten, as an instance's two sides."""
 
     before: Tree
     after: Tree
 
 
 def items(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """A container's items: statements or elements."""
+    """A container's items: statements, elements, or a def's (positional or keyword) parameters."""
     if isinstance(node, STATEMENTS):
         return node.body
+    if isinstance(node, cst.Parameters):
+        return node.params
     assert isinstance(node, ELEMENTS)
     return node.elements
 
 
-def file_insertions(before: str, after: str) -> list[Insertion] | None:
+def item_rewrite(ancestors: Sequence[Tree], before: Tree, after: Tree) -> ItemEdit:
+    """``before`` rewritten as ``after``, an item of the last of ``ancestors`` (the outermost first)."""
+    scopes = [step for tree in ancestors[:-1] for step in _scope(tree)]
+    path = Tree("Path", (*scopes, Tree(f"Container:{ancestors[-1].label}")))
+    label = f"{ITEMS}:{REPLACE}"
+    return ItemEdit(Tree(label, (path, before)), Tree(label, (path, after)))
+
+
+def file_insertions(before: str, after: str) -> list[ItemEdit] | None:
     """The runs of items ``after`` adds to ``before``, or None when the edit does anything else too."""
     runs = _parsed_runs(before, after)
     return None if not runs or any(r is None for r in runs) else [r for r in runs if r is not None]
 
 
-def insertion_runs(before: str, after: str) -> list[Insertion]:
+def insertion_runs(before: str, after: str) -> list[ItemEdit]:
     """Every run of items ``after`` adds to a container of ``before``, whatever else it changes: the pieces
     of a larger change that an insertion macro could make (``coverage``)."""
     return [r for r in _parsed_runs(before, after) or [] if r is not None]
 
 
-def _parsed_runs(before: str, after: str) -> list[Insertion | None] | None:
+def _parsed_runs(before: str, after: str) -> list[ItemEdit | None] | None:
     old, new = parse_module(before), parse_module(after)
     return list(_runs(tree_of(old), tree_of(new), [])) if old is not None and new is not None else None
 
 
-def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[Insertion | None]:
+def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[ItemEdit | None]:
     """Each run of added items, and None for each difference that is not one."""
     if b == a:
         return
@@ -86,12 +102,12 @@ def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[Insertion | None]:
             yield None
 
 
-def _run(container: Tree, scopes: list[Tree], at: int, new: Sequence[Tree]) -> Insertion:
+def _run(container: Tree, scopes: list[Tree], at: int, new: Sequence[Tree]) -> ItemEdit:
     """``new`` put at ``at`` in ``container``: beside the item before it, or before the first."""
     path = Tree("Path", (*scopes, Tree(f"Container:{container.label}")))
     where, sibling = (AFTER, container.children[at - 1]) if at else (BEFORE, container.children[0])
-    label = f"{INSERTION}:{where}"
-    return Insertion(Tree(label, (path, sibling)), Tree(label, (path, *new)))
+    label = f"{ITEMS}:{where}"
+    return ItemEdit(Tree(label, (path, sibling)), Tree(label, (path, *new)))
 
 
 def _scope(tree: Tree) -> list[Tree]:
@@ -116,7 +132,7 @@ def containers(module: cst.Module) -> Iterator[tuple[cst.CSTNode, Tree]]:
 
 def _containers(tree: Tree, scopes: list[Tree]) -> Iterator[tuple[cst.CSTNode, Tree]]:
     inner = [*scopes, *_scope(tree)]
-    if isinstance(tree.node, CONTAINERS):
+    if isinstance(tree.node, (*CONTAINERS, cst.Parameters)):
         yield tree.node, Tree("Path", (*scopes, Tree(f"Container:{tree.label}")))
     for child in tree.children:
         yield from _containers(child, inner)
@@ -127,6 +143,9 @@ def parse_item(code: str, container: str) -> cst.CSTNode | None:
     try:
         if container in STATEMENT_KINDS:
             return cst.parse_statement(code)
+        if container == "Parameters":
+            found = cst.ensure_type(cst.parse_statement(f"def _({code}): pass"), cst.FunctionDef).params.params
+            return found[0] if len(found) == 1 else None
         wrapped = cst.parse_expression(("{%s}" if container in ("Dict", "Set") else "[%s]") % code)
     except cst.ParserSyntaxError:
         return None
@@ -136,8 +155,13 @@ def parse_item(code: str, container: str) -> cst.CSTNode | None:
 
 
 def with_items(container: cst.CSTNode, index: int, where: str, new: Sequence[cst.CSTNode]) -> cst.CSTNode:
-    """``container`` with ``new`` put after (or before) its item ``index``, laid out as that item is."""
+    """``container`` with ``new`` put after (or before) its item ``index``, or in its place, laid out as that
+    item is."""
     old = list(items(container))
+    if where == REPLACE:
+        placed = [n.with_changes(comma=getattr(old[index], "comma", cst.MaybeSentinel.DEFAULT)) for n in new]
+        field = "params" if isinstance(container, cst.Parameters) else "elements"
+        return container.with_changes(**{field: [*old[:index], *placed, *old[index + 1 :]]})
     at = index + 1 if where == AFTER else index
     if isinstance(container, STATEMENTS):
         spaced = getattr(old[index], "leading_lines", ())  # blank lines and comments as the sibling has them
@@ -165,8 +189,8 @@ def _separator(container: cst.CSTNode, old: Sequence[cst.CSTNode], index: int) -
     return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
-def is_insertion(tree: Tree) -> bool:
-    return tree.label.startswith(INSERTION + ":")
+def is_item_edit(tree: Tree) -> bool:
+    return tree.label.startswith(ITEMS + ":")
 
 
 def where_of(tree: Tree) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .insertions import ITEM_PARENTS, is_item_edit, item_rewrite
 from .trees import Tree, parse_module, tree_of
 
 SEQUENCES = (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -23,6 +24,7 @@ SEQUENCES = (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleS
 HEADERS = (cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally)
 """Nodes whose non-block children are a unit: the test of an ``if``, a ``def``'s name and parameters..."""
 BLOCKS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Module, cst.SimpleStatementLine)
+ITEMS = (cst.DictElement, cst.Element, cst.Param)
 DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
 """Compound statements whose header parts may come and go (decorators, a return annotation) with the body kept."""
 
@@ -51,8 +53,9 @@ def file_rewrites(path: str, before: str, after: str, partial: bool = False) -> 
         if pair is None:
             return None
         b, a = pair
-        if id(b.node) not in seen:
-            seen.add(id(b.node))
+        where = b.children[1].node if is_item_edit(b) else b.node
+        if id(where) not in seen:
+            seen.add(id(where))
             found.append(Rewrite(path, b, a))
     return found
 
@@ -92,12 +95,17 @@ def _aligned(b: Tree, a: Tree, ancestors: Ancestors) -> Iterator[tuple[Tree, Tre
 
 
 def _unit(b: Tree, a: Tree, ancestors: Ancestors) -> tuple[Tree, Tree] | None:
-    """The smallest enclosing unit of a change, or None when the change is a block's or a statement's kind."""
+    """The smallest enclosing unit of a change, or None when the change is a block's or a statement's kind.
+    An item of a collection literal or of a def's parameters is a unit too, under its path (``insertions``):
+    a word corrected in a locale's dict is that entry's rewrite, not the whole dict's."""
     pairs = [*ancestors, (b, a)]
     for index in range(len(pairs) - 1, 0, -1):
         node, parent = pairs[index][0].node, pairs[index - 1][0].node
         if isinstance(node, BLOCKS):
             return None
+        if isinstance(node, ITEMS) and isinstance(parent, ITEM_PARENTS):  # an entry, an element, a parameter
+            edit = item_rewrite([b for b, _ in pairs[:index]], *pairs[index])
+            return edit.before, edit.after
         if isinstance(node, cst.BaseSmallStatement) or isinstance(parent, HEADERS):
             return pairs[index]
     return None

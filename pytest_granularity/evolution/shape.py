@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from .generalize import Pattern
-from .insertions import is_insertion
+from .insertions import is_item_edit
 from .trees import ReplaceNodes, Tree, parse_expression
 
 SHAPE_FILE = "shape.json"
@@ -87,7 +87,7 @@ class Shape:
 def shape_of(pattern: Pattern) -> Shape | None:
     """The shape of a pattern, or None when its units are not a small statement or an expression (or an
     insertion's sibling and added items)."""
-    if is_insertion(pattern.before):
+    if is_item_edit(pattern.before):
         return _insertion_shape(pattern)
     kind = unit_kind(pattern.after.node)
     if kind is None or unit_kind(pattern.before.node) != kind:

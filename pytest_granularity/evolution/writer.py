@@ -25,7 +25,7 @@ from ..core.tasks import TASK_FILE, dump_task
 from ..core.workspace import write_tree
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE
 from .edits import Edit
-from .insertions import where_of
+from .insertions import REPLACE, container_kind, where_of
 from .macro import made_by, mined_macro
 from .shape import INSERTED, Shape
 
@@ -62,9 +62,13 @@ _COMMON = frozenset(
 
 
 def macro_name(shape: Shape) -> str:
-    """``mined_<kind of the unit>_<digest of the shape>``: the same shape always gets the same name."""
+    """``mined_<kind of the unit>_<digest of the shape>``: the same shape always gets the same name. An item
+    edit's kind is what it does and where (``after_dict``, ``replace_parameters``)."""
     digest = hashlib.sha1(json.dumps([shape.before, shape.template], sort_keys=True).encode()).hexdigest()[:6]
-    kind = re.sub(r"(?<!^)(?=[A-Z])", "_", str(shape.pattern.label).split(":")[0]).lower()
+    label = str(shape.pattern.label).split(":")[0]
+    if shape.kind == INSERTED:
+        label = f"{where_of(shape.pattern)}_{container_kind(shape.pattern)}"
+    kind = re.sub(r"(?<![_^])(?=[A-Z])", "_", label).lstrip("_").lower()
     return f"mined_{kind}_{digest}"
 
 
@@ -181,8 +185,11 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
 
 def _action(shape: Shape) -> str:
     before, after = (" ".join(shape.describe(side).split()) for side in ("before", "after"))
-    if shape.kind == INSERTED:
-        return f"Add `{after}` {where_of(shape.pattern)} `{before}`"
+    where = where_of(shape.pattern) if shape.kind == INSERTED else None
+    if where == REPLACE:
+        return f"Rewrite the item `{before}` as `{after}`"
+    if where is not None:
+        return f"Add `{after}` {where} `{before}`"
     return f"Rewrite `{before}` as `{after}` wherever it occurs"
 
 
