@@ -15,7 +15,6 @@ pattern keeps the most are merged first, and a merge is refused when the pattern
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -90,9 +89,13 @@ class Instance:
 def clusters(instances: Sequence[Instance]) -> list[tuple[Pattern, list[Instance]]]:
     """Instances grouped bottom-up, the most specific merge first; every group with its pattern.
 
-    A task of several sites (instances) counts for a group only when all of them are in it: its calls
-    must all be of the group's shape. A shape's support is the different tasks it holds."""
-    groups: list[list[Instance]] = [[i] for i in instances]
+    A task's sites (its instances) start as one group and stay together: its calls must all be of the
+    group's shape. So a shape's support is the different tasks it holds, and the merging works on tasks,
+    however many sites a task has."""
+    by_task: dict[str, list[Instance]] = {}
+    for instance in instances:
+        by_task.setdefault(instance.task, []).append(instance)
+    groups = [group for group in by_task.values() if _pattern(group) is not None]
     while True:
         best: tuple[int, int, int] | None = None
         for x in range(len(groups)):
@@ -104,14 +107,7 @@ def clusters(instances: Sequence[Instance]) -> list[tuple[Pattern, list[Instance
             break
         _, x, y = best
         groups[x] = groups[x] + groups.pop(y)
-    sites = Counter(i.task for i in instances)
-    found = []
-    for group in groups:
-        whole = [i for i in group if sum(j.task == i.task for j in group) == sites[i.task]]
-        pattern = _pattern(whole) if whole else None
-        if pattern is not None:
-            found.append((pattern, whole))
-    return found
+    return [(pattern, group) for group in groups if (pattern := _pattern(group)) is not None]
 
 
 def _pattern(group: Sequence[Instance]) -> Pattern | None:
