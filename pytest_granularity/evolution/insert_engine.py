@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from .edits import changed_python, text
-from .engine import MAX_CALLS, ShapeMacro, _instantiated, _unify
+from .engine import MAX_CALLS, MAX_FILES, ShapeMacro, _instantiated, _needles, _unify
 from .insertions import (
     AFTER,
     REPLACE,
@@ -38,7 +38,8 @@ Place = tuple[cst.CSTNode, int]
 
 
 class InsertMacro(ShapeMacro):
-    """A mined insertion macro's four functions over its ``shape.json``."""
+    """A mined item-edit macro's four functions over its ``shape.json``: items added beside a sibling, or one
+    item rewritten where it stands."""
 
     def __init__(self, folder: Path) -> None:
         self._read(folder)
@@ -120,8 +121,11 @@ class InsertMacro(ShapeMacro):
 
     def _insert_bindings(self, files: Mapping[str, bytes]) -> Iterator[tuple[str, dict[str, str]]]:
         """Every sibling the pattern matches, with its before-holes' code."""
-        for rel in sorted(p for p in files if p.endswith(".py"))[:400]:
-            module = parse_module(files[rel].decode("utf-8", errors="replace"))
+        path, sibling = self.pattern.children
+        needles = [*_needles(sibling), *(n for step in path.children for c in step.children for n in _needles(c))]
+        for rel in sorted(p for p in files if p.endswith(".py"))[:MAX_FILES]:
+            code = files[rel].decode("utf-8", errors="replace")
+            module = parse_module(code) if all(n in code for n in needles) else None
             if module is None:
                 continue
             for container, path in containers(module):
