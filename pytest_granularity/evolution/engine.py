@@ -132,16 +132,20 @@ class ShapeMacro:
         return [c for c in calls if self._changes(c) and self._grounded(c, ranked)][:MAX_CALLS]
 
     def pieces(self, before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[dict[str, Any]]:
-        """The calls that make pieces of the change from ``before`` to ``after``: each unit it rewrites as this
-        shape does, with its values there. The reference agent's calls (``coverage``)."""
+        """The calls that make pieces of the change from ``before`` to ``after``: each of its units (``_units``)
+        that is an instance of this shape, with its values there. The reference agent's calls (``coverage``)."""
         outcome = Tree.from_json(self.shape.after)
         calls = []
         for rel in (p for p in changed_python(before, after) if p in before and p in after):
-            for unit in file_rewrites(rel, text(before[rel]), text(after[rel]), partial=True) or []:
+            for old, new in self._units(text(before[rel]), text(after[rel])):
                 bound: dict[int, Tree] = {}
-                if _unify(self.pattern, unit.before, bound) and _unify(outcome, unit.after, bound):
+                if _unify(self.pattern, old, bound) and _unify(outcome, new, bound):
                     calls.append({"files": [rel], **{f"p{i}": code_of(t) for i, t in sorted(bound.items())}})
         return calls
+
+    def _units(self, before: str, after: str) -> list[tuple[Tree, Tree]]:
+        """The units a file's change rewrites, whatever else it does."""
+        return [(u.before, u.after) for u in file_rewrites("", before, after, partial=True) or []]
 
     def _score(
         self, prompt: str, args: dict[str, str], bound: dict[str, str], given_at: list[int], read: list[Pair]

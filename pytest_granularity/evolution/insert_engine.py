@@ -1,9 +1,10 @@
-"""What a mined insertion macro does: add items beside a sibling found exactly once.
+"""What a mined item-edit macro does: add items beside a sibling found exactly once, or rewrite that item.
 
 A call names the file and every hole's code: the before-holes say where (the scopes on the container's
 path, the sibling's values), the after-only holes what the new items say. Its preconditions find the
 container and the sibling in it exactly once, and refuse a call whose items are there already; its run
-puts the items beside the sibling, laid out as it is; its validation is the rewrite macros' own.
+puts the items beside the sibling (or in its place), laid out as it is; its validation is the rewrite
+macros' own.
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ from typing import Any
 
 import libcst as cst
 
-from .edits import changed_python, text
 from .engine import MAX_CALLS, MAX_FILES, ShapeMacro, _instantiated, _needles, _unify
 from .insertions import (
     AFTER,
     REPLACE,
-    ItemEdit,
     container_kind,
     containers,
     insertion_runs,
@@ -29,8 +28,7 @@ from .insertions import (
     where_of,
     with_items,
 )
-from .rewrites import file_rewrites
-from .shape import code_of, fill
+from .shape import fill
 from .trees import ReplaceNodes, Tree, parse_module, tree_of
 
 Place = tuple[cst.CSTNode, int]
@@ -82,9 +80,10 @@ class InsertMacro(ShapeMacro):
         project's tests as often as not (a harmful call); so only a prompt that gives exactly as many values
         of the sources' kinds as the items have new holes, and names where they go, gets a call."""
         written = [i for i, h in enumerate(self.shape.holes) if not h.before]
-        kinds = {i: {t for t, _ in self._prompt_values(prompt, i)} for i in written}
+        given = {i: self._prompt_values(prompt, i) for i in written}
+        kinds = {i: {t for t, _ in values} for i, values in given.items()}
         spelled: dict[int, str] = {}  # one spelling per value the prompt gives, double quotes first
-        for code, end in sorted({v for i in written for v in self._prompt_values(prompt, i)}):
+        for code, end in sorted({v for values in given.values() for v in values}):
             if end not in spelled or code.startswith('"'):
                 spelled[end] = code
         ordered = [spelled[end] for end in sorted(spelled)]
@@ -93,36 +92,31 @@ class InsertMacro(ShapeMacro):
         if any(value not in kinds[i] for i, value in zip(written, ordered, strict=True)):
             return []
         calls = []
+        scope_holes = {f"p{i}" for i in self.pattern.children[0].holes()}
         for rel, bound in self._insert_bindings(files):
-            scopes = [v for k, v in bound.items() if int(k[1:]) in self._scope_holes()]
+            scopes = [v for k, v in bound.items() if k in scope_holes]
             if scopes and all(v in prompt for v in scopes):
                 call = {"files": [rel], **bound, **{f"p{i}": v for i, v in zip(written, ordered, strict=True)}}
                 if self._changes(call):
                     calls.append(call)
         return calls[:MAX_CALLS]
 
-    def pieces(self, before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[dict[str, Any]]:
-        """The calls that make pieces of the change from ``before`` to ``after``: each run of added items that
-        opens (or, before its sibling, ends) with items of this shape, with their values there."""
-        outcome = Tree.from_json(self.shape.after)
+    def _units(self, before: str, after: str) -> list[tuple[Tree, Tree]]:
+        """The file's runs of added items, each cut to as many items as this shape adds (the first of a run
+        after its sibling, the last of one before it), and its items rewritten where they stand."""
         count = len(self.items)
-        calls = []
-        for rel in (p for p in changed_python(before, after) if p in before and p in after):
-            units = file_rewrites(rel, text(before[rel]), text(after[rel]), partial=True) or []
-            rewritten = [ItemEdit(u.before, u.after) for u in units if is_item_edit(u.before)]
-            for run in [*insertion_runs(text(before[rel]), text(after[rel])), *rewritten]:
-                path, *added = run.after.children
-                window = added[:count] if where_of(run.after) == AFTER else added[-count:]
-                bound: dict[int, Tree] = {}
-                piece = Tree(run.after.label, (path, *window))
-                if len(window) == count and _unify(self.pattern, run.before, bound) and _unify(outcome, piece, bound):
-                    calls.append({"files": [rel], **{f"p{i}": code_of(t) for i, t in sorted(bound.items())}})
-        return calls
+        found = []
+        for run in insertion_runs(before, after):
+            path, *added = run.after.children
+            window = added[:count] if where_of(run.after) == AFTER else added[-count:]
+            if len(window) == count:
+                found.append((run.before, Tree(run.after.label, (path, *window))))
+        return found + [(b, a) for b, a in super()._units(before, after) if is_item_edit(b)]
 
     def _insert_bindings(self, files: Mapping[str, bytes]) -> Iterator[tuple[str, dict[str, str]]]:
         """Every sibling the pattern matches, with its before-holes' code."""
-        path, sibling = self.pattern.children
-        needles = [*_needles(sibling), *(n for step in path.children for c in step.children for n in _needles(c))]
+        place, sibling = self.pattern.children
+        needles = [*_needles(sibling), *(n for step in place.children for c in step.children for n in _needles(c))]
         for rel in sorted(p for p in files if p.endswith(".py"))[:MAX_FILES]:
             code = files[rel].decode("utf-8", errors="replace")
             module = parse_module(code) if all(n in code for n in needles) else None
@@ -134,9 +128,6 @@ class InsertMacro(ShapeMacro):
                     found = Tree(self.pattern.label, (path, tree_of(item)))
                     if _unify(self.pattern, found, bound):
                         yield rel, {f"p{i}": module.code_for_node(t.node).strip() for i, t in bound.items() if t.node}
-
-    def _scope_holes(self) -> set[int]:
-        return set(self.pattern.children[0].holes())
 
     def _changes_with(self, values: Mapping[int, cst.BaseExpression]) -> bool:
         target, new = self._insertion(values)

@@ -56,8 +56,7 @@ def items(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
 
 def item_rewrite(ancestors: Sequence[Tree], before: Tree, after: Tree) -> ItemEdit:
     """``before`` rewritten as ``after``, an item of the last of ``ancestors`` (the outermost first)."""
-    scopes = [step for tree in ancestors[:-1] for step in _scope(tree)]
-    path = Tree("Path", (*scopes, Tree(f"Container:{ancestors[-1].label}")))
+    path = _path([step for tree in ancestors[:-1] for step in _scope(tree)], ancestors[-1])
     label = f"{ITEMS}:{REPLACE}"
     return ItemEdit(Tree(label, (path, before)), Tree(label, (path, after)))
 
@@ -104,10 +103,15 @@ def _runs(b: Tree, a: Tree, scopes: list[Tree]) -> Iterator[ItemEdit | None]:
 
 def _run(container: Tree, scopes: list[Tree], at: int, new: Sequence[Tree]) -> ItemEdit:
     """``new`` put at ``at`` in ``container``: beside the item before it, or before the first."""
-    path = Tree("Path", (*scopes, Tree(f"Container:{container.label}")))
+    path = _path(scopes, container)
     where, sibling = (AFTER, container.children[at - 1]) if at else (BEFORE, container.children[0])
     label = f"{ITEMS}:{where}"
     return ItemEdit(Tree(label, (path, sibling)), Tree(label, (path, *new)))
+
+
+def _path(scopes: list[Tree], container: Tree) -> Tree:
+    """Where a container is: the scopes that hold it, then its kind."""
+    return Tree("Path", (*scopes, Tree(f"Container:{container.label}")))
 
 
 def _scope(tree: Tree) -> list[Tree]:
@@ -126,14 +130,14 @@ def _scope(tree: Tree) -> list[Tree]:
 
 
 def containers(module: cst.Module) -> Iterator[tuple[cst.CSTNode, Tree]]:
-    """Every container of ``module`` with its path, as ``file_insertion`` writes paths."""
+    """Every container of ``module`` items are added to or rewritten in, with its path."""
     yield from _containers(tree_of(module), [])
 
 
 def _containers(tree: Tree, scopes: list[Tree]) -> Iterator[tuple[cst.CSTNode, Tree]]:
     inner = [*scopes, *_scope(tree)]
     if isinstance(tree.node, (*CONTAINERS, cst.Parameters)):
-        yield tree.node, Tree("Path", (*scopes, Tree(f"Container:{tree.label}")))
+        yield tree.node, _path(scopes, tree)
     for child in tree.children:
         yield from _containers(child, inner)
 

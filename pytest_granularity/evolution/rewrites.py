@@ -24,7 +24,7 @@ SEQUENCES = (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleS
 HEADERS = (cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally)
 """Nodes whose non-block children are a unit: the test of an ``if``, a ``def``'s name and parameters..."""
 BLOCKS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Module, cst.SimpleStatementLine)
-ITEMS = (cst.DictElement, cst.Element, cst.Param)
+ITEM_NODES = (cst.DictElement, cst.Element, cst.Param)
 DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
 """Compound statements whose header parts may come and go (decorators, a return annotation) with the body kept."""
 
@@ -103,7 +103,7 @@ def _unit(b: Tree, a: Tree, ancestors: Ancestors) -> tuple[Tree, Tree] | None:
         node, parent = pairs[index][0].node, pairs[index - 1][0].node
         if isinstance(node, BLOCKS):
             return None
-        if isinstance(node, ITEMS) and isinstance(parent, ITEM_PARENTS):  # an entry, an element, a parameter
+        if isinstance(node, ITEM_NODES) and isinstance(parent, ITEM_PARENTS):  # an entry, an element, a parameter
             edit = item_rewrite([b for b, _ in pairs[:index]], *pairs[index])
             return edit.before, edit.after
         if isinstance(node, cst.BaseSmallStatement) or isinstance(parent, HEADERS):
