@@ -8,7 +8,9 @@ own validation and that the verifier rejects is counted as harmful. The referenc
 measured too: the mined macros called wherever one reproduces a piece of a newer commit (an agent that
 knows the change uses them for that part and finishes by hand), and the share of the commit's changed
 lines they wrote; where they write the whole change, whether they solve it (made under the macro's contract,
-the verifier accepting what they leave). Writes
+the verifier accepting what they leave). Each newer commit they cover in part is then run through the plugin:
+the reference agent in hybrid with the mined macros (it calls them for their pieces and finishes with micro
+tools) beside its micro run, with each run's steps, tokens and macro coverage (``partial_use``). Writes
 ``.granularity/evolution/time-split-NAME.json`` (docs/evolution.md's tables):
 
     python scripts/evolution_time_split.py boltons /path/to/mined-boltons-tasks
@@ -25,10 +27,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pytest_granularity.core.modes import PolicyName
 from pytest_granularity.core.tasks import Task, find_task_files, load_task
 from pytest_granularity.evolution.coverage import reference_coverage
 from pytest_granularity.evolution.macro import mined_macros
-from pytest_granularity.evolution.measure import attempt, micro_run, tally
+from pytest_granularity.evolution.measure import attempt, micro_run, partial_use, reference_run, tally
 from pytest_granularity.evolution.miner import mine_sources
 from pytest_granularity.evolution.sources import task_source, task_sources
 from pytest_granularity.macros import MacroRegistry
@@ -59,8 +62,11 @@ def main() -> int:
             whole = [c for c in covered if c.share == 1.0 and len({call["macro"] for call in c.calls}) == 1]
             by_id = {t.id: t for t in newer}
             accepted = [c.task for c in whole if _reproduced(by_id[c.task], c.calls, registry, sandbox)]
+            hybrid = {
+                c.task: reference_run(by_id[c.task], PolicyName.HYBRID, registry, sandbox) for c in covered if c.calls
+            }
         solved = {a.task: a.tokens for a in attempts if a.solved}
-        micro = {t.id: micro_run(t, sandbox).tokens for t in newer if t.id in solved}
+        micro = {t.id: micro_run(t, sandbox) for t in newer if t.id in solved or t.id in hybrid}
     finally:
         sandbox.servers.stop()
     document = {
@@ -75,7 +81,8 @@ def main() -> int:
         "newer_solved": tally(attempts),
         "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
         "solved_by_reference_calls": accepted,
-        "tokens": {t: {"macro": solved[t], "micro": micro[t]} for t in sorted(solved)},
+        "tokens": {t: {"macro": solved[t], "micro": micro[t].tokens} for t in sorted(solved)},
+        "partial_use": [partial_use(hybrid[t], micro[t]) for t in sorted(hybrid)],
         "minutes": round((time.monotonic() - started) / 60, 1),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -180,7 +180,7 @@ def test_another_plugin_can_inject_a_fault_and_register_macros(project):
     rows = {tuple(r[:2]): r for r in table(result.stdout.str())[1:]}
     assert rows[("macro", "none")][3] == "1.000", "the plugin's macro ran, and a late fault leaves the work done"
     assert rows[("macro", "none")][-1] == "executor_exception=1"
-    assert rows[("hybrid", "none")][8] == "1.000", "hybrid degrades after every late fault"
+    assert rows[("hybrid", "none")][9] == "1.000", "hybrid degrades after every late fault"
 
 
 def test_a_plugin_at_the_fault_points_sees_every_macro_call(project):
@@ -277,7 +277,7 @@ def test_a_crashed_worker_is_an_error_row_not_a_lost_run(project, monkeypatch):
     records = [json.loads(line) for line in (project.path / "out.jsonl").read_text().splitlines()]
     assert sorted((r["task"], r["outcome"]) for r in records) == [("fix-add", "passed"), ("fix-add-two", "error")]
     rows = table(result.stdout.str())
-    assert rows[1][:4] == ["micro", "none", "2", "0.500"] and rows[1][11] == "1"
+    assert rows[1][:4] == ["micro", "none", "2", "0.500"] and rows[1][12] == "1"
 
 
 def test_step_summary_plot_and_verbose_runs(project, monkeypatch):

@@ -21,7 +21,7 @@ failed (the model's limit is part of the benchmark), :class:`InfrastructureError
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.errors import GranularityError
@@ -50,12 +50,19 @@ class TaskView:
     tests: tuple[str, ...] = ()
 
 
+PiecesFinder = Callable[[Mapping[str, bytes], Mapping[str, bytes]], list[dict[str, Any]]]
+"""A macro contract's ``pieces.find``: the argument sets whose calls write part of the change from one set of
+files to another."""
+
+
 @dataclass(frozen=True)
 class Oracle:
-    """The answer: the whole task (solution, reference macro call) and the initial workspace."""
+    """The answer: the whole task (solution, reference macro call) and the initial workspace, and how each macro
+    that makes pieces of a change finds them (``pieces``, by macro name)."""
 
     task: Task
     initial: Mapping[str, bytes]
+    pieces: Mapping[str, PiecesFinder] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -72,9 +79,15 @@ AgentFactory = Callable[[AgentSetup], Agent]
 """Builds an agent for one run. ``oracle`` is filled only for factories with ``uses_oracle = True``."""
 
 
-def setup_for(factory: AgentFactory, task: Task, initial: Mapping[str, bytes], seed: int = 0) -> AgentSetup:
+def setup_for(
+    factory: AgentFactory,
+    task: Task,
+    initial: Mapping[str, bytes],
+    seed: int = 0,
+    pieces: Mapping[str, PiecesFinder] | None = None,
+) -> AgentSetup:
     view = TaskView(task.id, task.prompt, task.tests)
-    oracle = Oracle(task, dict(initial)) if getattr(factory, "uses_oracle", False) else None
+    oracle = Oracle(task, dict(initial), dict(pieces or {})) if getattr(factory, "uses_oracle", False) else None
     return AgentSetup(view, seed, oracle)
 
 

@@ -6,7 +6,10 @@ honest token costs for the observations a model would need: it lists and
 searches before it reads, reads every file before editing it and computes its edits from what
 the read showed, and after a failed macro it looks at the diff and reads what still differs
 before it edits it. When it degrades having called no macro (none applied), it has seen nothing
-of the workspace yet, so it plays its whole micro script.
+of the workspace yet, so it plays its whole micro script. Where the task's reference macro call is
+not offered, it uses macros for part of the change: it calls every piece of its reference change
+that an offered macro makes (the macro contract's ``pieces``), then hands over to the micro tools
+(``use_micro_tools``, where the policy offers it) and finishes as after a failed macro.
 It isolates what this plugin gates (policies, routers, macros and recovery): a run's tokens
 move only when those do. It is not a model, and its numbers say nothing about one.
 """
@@ -15,13 +18,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
-from ..core.tasks import Task
-from ..core.tools import FINISH, MICRO_TOOLS
+from ..core.tools import FINISH, HAND_OVER, MICRO_TOOLS
 from ..core.transcript import Message, ToolCall
-from ..core.workspace import render_diff, solution_files
+from ..core.workspace import render_diff, solved_files
 from . import AgentSetup
 
 Script = Generator[ToolCall, str, None]
@@ -40,22 +42,25 @@ class ReferenceAgent:
             raise ValueError("the reference agent needs the task's oracle (AgentSetup.oracle)")
         self.task = setup.oracle.task
         self.initial = dict(setup.oracle.initial)
-        self.target = _target_files(self.task, self.initial)
+        self.target = solved_files(self.task, self.initial)
+        self.finders = setup.oracle.pieces
         self._script: Script | None = None
         self._offered: frozenset[str] = frozenset()
+        self._macro_phase = False
         self._called_macro = False
 
     def next_call(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> ToolCall:
-        offered = frozenset(t["function"]["name"] for t in tools)
-        if self._script is None or offered != self._offered:
-            self._script = self._choose(offered, started=self._script is not None)
-            self._offered = offered
+        self._offered = frozenset(t["function"]["name"] for t in tools)
+        macro_phase = bool(self._offered - MICRO_TOOLS.keys())
+        if self._script is None or macro_phase != self._macro_phase:
+            started, self._macro_phase = self._script is not None, macro_phase
+            self._script = self._choose(started)
             return next(self._script)
         return self._script.send(messages[-1].content)
 
-    def _choose(self, offered: frozenset[str], started: bool) -> Script:
-        if offered - MICRO_TOOLS.keys():
-            return self._macro(offered)
+    def _choose(self, started: bool) -> Script:
+        if self._macro_phase:
+            return self._macro()
         return self._recover() if started and self._called_macro else self._micro()
 
     @property
@@ -75,11 +80,24 @@ class ReferenceAgent:
             yield from _converge(path, current, self.target.get(path))
         yield from self._test_and_finish()
 
-    def _macro(self, offered: frozenset[str]) -> Script:
+    def _macro(self) -> Script:
+        """The task's reference macro call when it is offered; else a call for every piece of the reference change
+        an offered macro makes, handing over to the micro tools for the rest where the policy offers that."""
         macro = self.task.macro
-        if macro is not None and macro.skill in offered:
-            self._called_macro = True
-            yield ToolCall(macro.skill, dict(macro.args))
+        calls = [(macro.skill, dict(macro.args))] if macro is not None and macro.skill in self._offered else []
+        if not calls:
+            calls = [
+                (name, args)
+                for name, find in sorted(self.finders.items())
+                if name in self._offered
+                for args in find(self.initial, self.target)
+            ]
+            if calls:
+                calls.append((HAND_OVER, {}))
+        for name, args in calls:
+            if name in self._offered:
+                self._called_macro = True
+                yield ToolCall(name, args)
         yield ToolCall(FINISH, {})
 
     def _recover(self) -> Script:
@@ -114,15 +132,6 @@ class ReferenceAgent:
             if changed:
                 return re.escape(changed)
         return None
-
-
-def _target_files(task: Task, initial: Mapping[str, bytes]) -> dict[str, bytes]:
-    target = dict(initial)
-    target.update(solution_files(task))
-    for gone in task.solution_delete:
-        for path in [p for p in target if p == gone or p.startswith(gone.rstrip("/") + "/")]:
-            del target[path]
-    return target
 
 
 def _converge(path: str, current: str | None, wanted: bytes | None) -> Script:

@@ -126,6 +126,11 @@ class RunResult:
     macro_log: list[MacroLogEntry] = field(default_factory=list)
     verifier_output: str = ""
     diff: str = ""
+    macro_lines: list[list[str]] = field(default_factory=list)
+    """The final change's lines that macro calls wrote, as ``[file, "+" or "-", line]``."""
+    macro_coverage: float | None = None
+    """Macro coverage: the share of the task's reference change (its changed lines) that macro calls wrote; None
+    where the reference change has no text lines, or the run never got to an execution."""
     error: str | None = None
     transcript: list[dict[str, Any]] = field(default_factory=list)
     epoch: int = 0

@@ -27,6 +27,7 @@ carries, would then depend on the load (a recorded session would not replay). A 
 DEFAULT_TEST_TIMEOUT = 120.0
 FINISH = "finish"
 RUN_TESTS = "run_tests"
+HAND_OVER = "use_micro_tools"
 
 
 class ToolError(GranularityError):
@@ -259,6 +260,16 @@ MICRO_TOOLS: dict[str, Tool] = {
         ),
     )
 }
+
+HAND_OVER_TOOL = Tool(
+    HAND_OVER,
+    "The macro calls so far did part of the task: end the macro phase and finish the task with the micro tools, "
+    "in this same workspace.",
+    _obj([]),
+    _finish,
+)
+"""Offered in a macro phase once a macro that makes pieces of a change (its contract's ``pieces``) has succeeded,
+under a policy that hands over (``Policy.hands_over``): the executor handles it, as it handles ``finish``."""
 
 
 def argument_problem(tool: Tool, args: Any) -> str | None:

@@ -342,6 +342,17 @@ def solution_files(task: Task) -> dict[str, bytes]:
     return read_tree(task.solution_overlay)
 
 
+def solved_files(task: Task, initial: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The files as the reference solution leaves ``initial``: its files laid over them, its deletions (a file, or a
+    folder with everything under it) made."""
+    solved = {**initial, **solution_files(task)}
+    for gone in task.solution_delete:
+        folder = gone.rstrip("/") + "/"
+        for path in [p for p in solved if p == gone or p.startswith(folder)]:
+            del solved[path]
+    return solved
+
+
 def _ignore_caches(directory: str, names: list[str]) -> set[str]:
     return {n for n in names if n in IGNORED_DIRS or n.endswith(IGNORED_SUFFIXES)}
 

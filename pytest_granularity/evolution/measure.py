@@ -24,8 +24,6 @@ from ..macros.suggestions import LISTED
 from ..process.sandbox import Sandbox
 from ..run.policies import FIXED_POLICIES
 from ..run.runner import RunSettings, run_task
-from .coverage import run_coverage
-from .sources import task_source
 
 
 @dataclass(frozen=True)
@@ -46,14 +44,34 @@ def attempt(task: Task, registry: MacroRegistry, sandbox: Sandbox) -> Attempt:
     result = run_task(task, FIXED_POLICIES[PolicyName.MACRO], Fault.NONE, settings)
     succeeded = next((e.macro for e in result.macro_log if e.failure_class is None), None)
     solved = result.outcome == Outcome.PASSED
-    share = run_coverage(task_source(task), result.diff).share if succeeded else 0.0
+    share = result.macro_coverage or 0.0
     return Attempt(task.id, solved, succeeded, succeeded is not None and not solved, result.tokens, share)
 
 
 def micro_run(task: Task, sandbox: Sandbox) -> RunResult:
     """The reference agent's micro run: what the same task costs without a macro."""
-    settings = RunSettings(agent=ReferenceAgent, macros=MacroRegistry.load(builtin=False), sandbox=sandbox)
-    return run_task(task, FIXED_POLICIES[PolicyName.MICRO], Fault.NONE, settings)
+    return reference_run(task, PolicyName.MICRO, MacroRegistry.load(builtin=False), sandbox)
+
+
+def reference_run(task: Task, policy: str, registry: MacroRegistry, sandbox: Sandbox) -> RunResult:
+    """The reference agent's run under ``policy`` with ``registry``: in hybrid, it calls the mined macros for
+    the pieces of the change they make and finishes with micro tools (partial use)."""
+    settings = RunSettings(agent=ReferenceAgent, macros=registry, sandbox=sandbox)
+    return run_task(task, FIXED_POLICIES[policy], Fault.NONE, settings)
+
+
+def partial_use(hybrid: RunResult, micro: RunResult) -> dict[str, Any]:
+    """A task's hybrid run with the mined macros beside its micro run: solved, steps, tokens, macro coverage."""
+    return {
+        "task": hybrid.task,
+        "handed_over": any("--hand_over-->" in t for t in hybrid.transitions),
+        "macro_coverage": hybrid.macro_coverage,
+        **{
+            f"{run.policy}_{field}": value
+            for run in (hybrid, micro)
+            for field, value in (("solved", run.success), ("steps", run.steps), ("tokens", run.tokens))
+        },
+    }
 
 
 def tally(attempts: Iterable[Attempt]) -> dict[str, Any]:

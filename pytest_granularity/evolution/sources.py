@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.result import Outcome, RunResult
 from ..core.tasks import Task, find_task_files, load_task
-from ..core.workspace import Workspace, read_tree, solution_files, write_tree
+from ..core.workspace import Workspace, read_tree, solved_files, write_tree
 from ..routing.training import read_runs
 
 
@@ -55,10 +55,7 @@ def task_sources(folder: Path) -> list[Source]:
 def task_source(task: Task) -> Source:
     """The task's reference solution as an edit of its initial files."""
     before = initial_files(task)
-    after = {**before, **solution_files(task)}
-    for path in task.solution_delete:
-        after.pop(path, None)
-    return Source(task, before, after, f"reference solution of {task.id}")
+    return Source(task, before, solved_files(task, before), f"reference solution of {task.id}")
 
 
 def report_sources(report: Path, tasks_root: Path | None) -> list[Source]:

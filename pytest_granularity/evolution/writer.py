@@ -2,7 +2,7 @@
 
 The folder is what a person would write after docs/writing-a-macro.md: ``contract.yaml`` (the seven
 parts, the parameters' JSON Schema, the derivation, the examples and where the macro came from),
-``SKILL.md`` (its Agent Skill face), ``runtime.py`` (four names bound to the shared engine) and
+``SKILL.md`` (its Agent Skill face), ``runtime.py`` (five names bound to the shared engine) and
 ``shape.json`` (the pattern). Each source task is an example, with its own fixture (the files before
 the edit), solution and verifier, and the call that reproduces it; ``check-contracts`` replays them.
 """
@@ -45,6 +45,7 @@ preconditions = _MACRO.preconditions
 run = _MACRO.run
 validate = _MACRO.validate
 derive_arguments = _MACRO.derive
+pieces = _MACRO.pieces
 '''
 FAILING_CONFTEST = '''"""Every test fails: this example shows the validation runs the tests and refuses a red run."""
 
@@ -177,6 +178,10 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
         "applicability": {
             "derive": "runtime:derive_arguments",
             "description": "a place in the files where the pattern matches, and values the prompt quotes",
+        },
+        "pieces": {
+            "find": "runtime:pieces",
+            "description": "each place where the change from the files before to the files after is this edit",
         },
         "examples": examples,
         "provenance": [_provenance(e) for e in edits],

@@ -65,6 +65,9 @@ class Summary:
     g_score: float | None
     oracle_gap: float | None
     failure_classes: dict[str, int] = field(default_factory=dict)
+    macro_coverage: float | None = None
+    """Mean macro coverage (the share of a task's reference change that macro calls wrote) over the runs that
+    have one."""
     mean_cost: float | None = None
     """Mean US dollars per run, over the runs priced (``granularity_prices``); None when none was."""
     verified: bool = True
@@ -260,9 +263,16 @@ def _summarise(
         ),
         oracle_gap=_oracle_gap(runs, oracle),
         failure_classes=dict(sorted(Counter(c for r in macro_failed if (c := r.failure_class)).items())),
-        mean_cost=fmean(costs) if (costs := [r.cost for r in runs if r.cost is not None]) else None,
+        macro_coverage=_mean_or_none([r.macro_coverage for r in runs]),
+        mean_cost=_mean_or_none([r.cost for r in runs]),
         verified=verified,
     )
+
+
+def _mean_or_none(values: Sequence[float | None]) -> float | None:
+    """The mean of the values there are; None when there are none."""
+    known = [v for v in values if v is not None]
+    return fmean(known) if known else None
 
 
 def _oracle_gap(runs: list[RunResult], oracle: dict[tuple[str, str], int]) -> float | None:

@@ -46,6 +46,8 @@ class Macro:
     run: Callable[..., str]
     validate: Callable[..., list[str]]
     derive: Callable[..., list[dict[str, Any]]] | None = None
+    pieces: Callable[..., list[dict[str, Any]]] | None = None
+    """The contract's ``pieces.find``: a macro that makes pieces of a change has one."""
 
     @property
     def name(self) -> str:
@@ -138,6 +140,7 @@ def load_macro(folder: Path) -> Macro:
         derive=resolve("applicability.derive", contract["applicability"]["derive"])
         if "applicability" in contract
         else None,
+        pieces=resolve("pieces.find", contract["pieces"]["find"]) if "pieces" in contract else None,
     )
 
 

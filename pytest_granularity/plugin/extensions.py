@@ -123,7 +123,12 @@ def selected_policies(config: pytest.Config, macros: MacroRegistry) -> tuple[Pol
     override = config.getoption("--granularity-recovery")
     if override:
         policies = [
-            dataclasses.replace(p, name=f"{p.name}@{override}", recover=RECOVERY_OVERRIDES[override])
+            dataclasses.replace(
+                p,
+                name=f"{p.name}@{override}",
+                recover=RECOVERY_OVERRIDES[override],
+                hands_over=p.hands_over and override != "never",
+            )
             if p.uses_macros
             else p
             for p in policies

@@ -55,6 +55,7 @@ SUMMARY_HEADERS = (
     "95% CI",
     "steps",
     "tokens",
+    "macro cov",
     "adoption",
     "transition",
     "G",
@@ -64,7 +65,7 @@ SUMMARY_HEADERS = (
 )
 PAIR_HEADERS = ("fault", "a - b", "tasks", "success diff", "95% CI", "tokens diff", "95% CI")
 AUDIT_HEADERS = ("macro", "calls", "failures", "mean s", "p95 s", "mean tokens of its runs")
-RUN_HEADERS = ("task", "policy", "fault", "outcome", "steps", "tokens", "failure class")
+RUN_HEADERS = ("task", "policy", "fault", "outcome", "steps", "tokens", "macro cov", "failure class")
 EPOCH_HEADERS = (
     "policy",
     "fault",
@@ -103,6 +104,7 @@ def summary_rows(summaries: Sequence[Summary], cost: bool = False) -> list[tuple
             _ci(s.success_ci) if s.verified else "-",
             f"{s.mean_steps:.2f} / {s.median_steps:g}",
             f"{s.mean_tokens:.1f} / {s.median_tokens:g}",
+            _fmt(s.macro_coverage),
             _fmt(s.macro_adoption),
             _fmt(s.transition_rate),
             _fmt(s.g_score, 4),
@@ -152,7 +154,16 @@ def audit_rows(audits: Sequence[MacroAudit]) -> list[tuple[str, ...]]:
 
 def run_rows(results: Sequence[RunResult]) -> list[tuple[str, ...]]:
     return [
-        (r.task, r.policy, r.fault, r.outcome, str(r.steps), str(r.tokens), r.failure_class or "-")
+        (
+            r.task,
+            r.policy,
+            r.fault,
+            r.outcome,
+            str(r.steps),
+            str(r.tokens),
+            _fmt(r.macro_coverage),
+            r.failure_class or "-",
+        )
         for r in sorted(results, key=lambda r: r.run_key)
     ]
 

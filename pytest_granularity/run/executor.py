@@ -25,12 +25,14 @@ given (none for a task served over MCP).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from ..agents import Agent, ContextLengthExceeded, InfrastructureError, as_reply
+from ..core.changed_lines import Lines, changed_lines
 from ..core.defaults import DEFAULT_TOP_K
 from ..core.errors import GranularityError
 from ..core.failures import FailureClass
@@ -39,7 +41,7 @@ from ..core.phases import PhaseClock
 from ..core.result import MacroLogEntry, StopReason
 from ..core.schemas import first_error
 from ..core.tasks import Task
-from ..core.tools import FINISH, MICRO_TOOLS, RUN_TESTS, argument_problem, call_tool
+from ..core.tools import FINISH, HAND_OVER, HAND_OVER_TOOL, MICRO_TOOLS, RUN_TESTS, argument_problem, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
 from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry
@@ -63,6 +65,10 @@ NO_MACRO_REASON = "no applicable macro: the macro phase ended without a successf
 NO_MACRO_NOTE = (
     "No macro skill was applied ({failure_class}): {reason}.\n"
     "Macro skills are no longer available. Finish the task with the micro tools, in this same workspace."
+)
+HAND_OVER_NOTE = (
+    "The macro phase is over; the workspace keeps what the macro calls did. "
+    "Finish the task with the micro tools, in this same workspace."
 )
 NUDGE = (
     "Your reply called no tool. Every reply must call exactly one of the tools offered; "
@@ -90,6 +96,7 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (State.MACRO, "fallback_skill"): State.MACRO,
     (State.MACRO, "macro_failed"): State.CLASSIFY,
     (State.MACRO, "no_macro_applies"): State.CLASSIFY,
+    (State.MACRO, "hand_over"): State.MICRO,
     (State.CLASSIFY, FAILURE_EVENT): State.DECIDE,
     (State.DECIDE, "degrade"): State.DEGRADE,
     (State.DECIDE, "stop"): State.VERIFY,
@@ -101,7 +108,8 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (State.MICRO, "agent_stopped"): State.STOPPED,
     (State.MACRO, "agent_stopped"): State.STOPPED,
 }
-"""The whole machine: (state, event) → next state. Degradation has no way back to MACRO."""
+"""The whole machine: (state, event) → next state. Neither degradation nor a hand-over (partial use: the macros
+did part of the task, the micro tools finish it) has a way back to MACRO."""
 
 
 def transition_table() -> str:
@@ -220,6 +228,13 @@ class Execution:
     """The verifier's verdict, when the run ended in the verify state and had a verifier."""
     clock: PhaseClock = field(default_factory=PhaseClock)
     """Where the run's time went, by phase (the runner adds set-up and clean-up)."""
+    may_hand_over: bool = False
+    """A macro that makes pieces of a change has succeeded under a policy that hands over: ``use_micro_tools``
+    is offered."""
+    macro_made: Lines | None = None
+    """The run's changed lines when its macro phase ended (degraded or handed over), after a macro call."""
+    macro_lines: Lines = field(default_factory=Counter)
+    """The final change's lines that macro calls wrote: those it shares with ``macro_made``."""
 
     @property
     def stop_reason(self) -> str:
@@ -339,6 +354,10 @@ class Run:
         execution.ending = ending
         with execution.clock.timing("changes"):
             execution.changes, execution.diff = self.ctx.workspace.changes_and_diff()
+            if execution.macro_calls:
+                final = self._changed_lines()
+                made = final if execution.macro_made is None else execution.macro_made
+                execution.macro_lines = final & made
         if self.machine.state is State.VERIFY and self.verifier is not None:
             with execution.clock.timing("verifier"):
                 execution.verdict = self.verifier()
@@ -399,6 +418,9 @@ class Run:
             raise Finished()
         self._check_step_limit()
         self.execution.steps += 1
+        if call.name == HAND_OVER and self.machine.state is State.MACRO and self.execution.may_hand_over:
+            self._hand_over(call.id)
+            return
         if self.machine.state is State.MACRO and call.name in self.macros:
             self._macro_step(call)
             return
@@ -472,15 +494,34 @@ class Run:
         self._decide(outcome, note)
 
     def _reoffer(self, name: str, args: dict[str, Any]) -> None:
-        """The macro tools once ``name(args)`` has succeeded: the suggestions that still hold (:meth:`Offer.after`)."""
-        if self.offer is None or self.offer.mode == OFF:
+        """The macro tools once ``name(args)`` has succeeded: the suggestions that still hold (:meth:`Offer.after`),
+        and ``use_micro_tools`` once a macro that makes pieces of a change has succeeded under a policy that hands
+        over."""
+        if self.offer is None:
             return
-        with self.execution.clock.timing("routing"):
-            self.offer = self.offer.after(name, args, self.ctx.workspace.files())
-        tools = [*self.offer.schemas(), MICRO_TOOLS[FINISH].schema()]
+        if self.offer.mode != OFF:
+            with self.execution.clock.timing("routing"):
+                self.offer = self.offer.after(name, args, self.ctx.workspace.files())
+        macro = self.macros.get(name)
+        if self.policy.hands_over and macro is not None and macro.pieces is not None:
+            self.execution.may_hand_over = True
+        hand_over = [HAND_OVER_TOOL.schema()] if self.execution.may_hand_over else []
+        tools = [*self.offer.schemas(), *hand_over, MICRO_TOOLS[FINISH].schema()]
         if tools != self.transcript.tools:
             self.transcript.set_tools(tools)
-            self.execution.offered = tuple(t["function"]["name"] for t in tools if t["function"]["name"] != FINISH)
+            control = {FINISH, HAND_OVER}
+            self.execution.offered = tuple(t["function"]["name"] for t in tools if t["function"]["name"] not in control)
+
+    def _hand_over(self, call_id: str) -> None:
+        """The agent ends the macro phase to finish with the micro tools: what the macros did stays."""
+        self.execution.macro_made = self._changed_lines()
+        self.machine.fire("hand_over")
+        self.transcript.add_observation(call_id, HAND_OVER_NOTE)
+        self.transcript.set_tools(_micro_schemas())
+
+    def _changed_lines(self) -> Lines:
+        workspace = self.ctx.workspace
+        return changed_lines(workspace.initial, workspace.files())
 
     def _macro_succeeded(self) -> bool:
         return any(c.failure_class is None for c in self.execution.macro_log)
@@ -512,6 +553,8 @@ class Run:
         )
         if not self.policy.recover(event):
             raise MacroFailureNotRecovered()
+        if execution.macro_calls:
+            execution.macro_made = self._changed_lines()
         machine.fire("degrade")
         if answers:
             execution.transcript.add_observation(answers, note)

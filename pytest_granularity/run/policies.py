@@ -49,6 +49,9 @@ class Policy:
     route: ModeChooser
     recover: Recovery
     uses_macros: bool = True
+    hands_over: bool = True
+    """Whether the agent may end a macro phase by finishing with the micro tools (``use_micro_tools``) once a macro
+    that makes pieces of a change has succeeded: partial use. False for ``macro``, which runs macro skills only."""
 
 
 def _always_micro(task: Task, workspace: Workspace) -> str:
@@ -71,6 +74,6 @@ RECOVERY_OVERRIDES: dict[str, Recovery] = {"never": never, "always": always}
 
 FIXED_POLICIES: dict[str, Policy] = {
     PolicyName.MICRO: Policy(PolicyName.MICRO, _always_micro, never, uses_macros=False),
-    PolicyName.MACRO: Policy(PolicyName.MACRO, _always_macro, never),
+    PolicyName.MACRO: Policy(PolicyName.MACRO, _always_macro, never, hands_over=False),
     PolicyName.HYBRID: Policy(PolicyName.HYBRID, _always_macro, always),
 }

@@ -13,12 +13,13 @@ from functools import partial
 from pathlib import Path
 
 from ..agents import AgentFactory, setup_for
+from ..core.changed_lines import as_records, changed_lines, share
 from ..core.defaults import DEFAULT_TOP_K
 from ..core.phases import PhaseClock
 from ..core.result import Outcome, RunResult, StopReason, TokenSource
 from ..core.tasks import Task
 from ..core.tools import DEFAULT_TEST_TIMEOUT
-from ..core.workspace import Workspace, WorkspaceError
+from ..core.workspace import Workspace, WorkspaceError, solved_files
 from ..macros import MacroRegistry
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF
@@ -75,7 +76,8 @@ def _run(
     try:
         with clock.timing("setup"):
             try:
-                agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed))
+                pieces = {m.name: m.pieces for m in settings.macros if m.pieces is not None}
+                agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed, pieces))
             except Exception as exc:
                 problem = f"the agent could not be built: {type(exc).__name__}: {exc}"
                 return _error(task, policy, fault, StopReason.AGENT_EXCEPTION, problem)
@@ -95,7 +97,12 @@ def _run(
             workspace.remove()
     outcome, output, error = judged(execution)
     record = run_record(task, policy, fault, execution, outcome, output, error, settings.token_source)
-    return dataclasses.replace(record, phases=clock.record(tests=test_time.total - tests_before))
+    reference = changed_lines(workspace.initial, solved_files(task, workspace.initial))
+    return dataclasses.replace(
+        record,
+        macro_coverage=share(reference, execution.macro_lines),
+        phases=clock.record(tests=test_time.total - tests_before),
+    )
 
 
 def _limits(task: Task, settings: RunSettings) -> Limits:
@@ -175,6 +182,7 @@ def run_record(
         macro_log=list(execution.macro_log),
         verifier_output=output,
         diff=bounded(execution.diff, MAX_DIFF_CHARS),
+        macro_lines=as_records(execution.macro_lines),
         error=error,
         transcript=transcript.to_list(),
         provider_prompt_tokens=usage.prompt if usage else None,
