@@ -78,6 +78,7 @@ def main() -> int:
         "shapes": len(mined.shapes),
         "macros": {s.name: len(s.tasks) for s in mined.kept},
         "unused": mined.unused,
+        "with_pieces": mined.with_pieces,
         "newer_solved": tally(attempts),
         "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
         "solved_by_reference_calls": accepted,

@@ -20,7 +20,7 @@ import re
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -276,13 +276,13 @@ def evolution_time_split(root: Path) -> str:
     """Per real repository: macros mined from its older mined tasks, measured on the newer ones: solved with no
     model, harmful calls, and the newer commits the reference agent's calls of them cover in part."""
     lines = [
-        "| repository | older commits mined (of one shape) | shapes | macros kept | newer commits | solved by them | "
+        "| repository | older commits mined (of one shape; with pieces of one) | shapes | macros kept | "
+        "newer commits | solved by them | "
         "harmful | newer commits the reference agent's calls cover in part | their changed lines covered (median) | "
         "tokens of a solved task, macro / micro |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for path in sorted((root / EVOLUTION_RESULTS).glob("time-split-*.json")):
-        result = json.loads(path.read_text(encoding="utf-8"))
+    for result in _time_splits(root):
         solved = result["newer_solved"]
         tokens = result["tokens"].values()
         shown = (
@@ -293,13 +293,51 @@ def evolution_time_split(root: Path) -> str:
         covered = result.get("reference_coverage")
         shares = [c["share"] for c in covered or []]
         lines.append(
-            f"| {result['repository']} | {result['older']} ({result['older'] - sum(result['unused'].values())}) | "
+            f"| {result['repository']} | {result['older']} ({result['older'] - sum(result['unused'].values())}; "
+            f"{result.get('with_pieces', '-')}) | "
             f"{result['shapes']} | {_macros(result['macros'])} | "
             f"{result['newer']} | {_rate(solved)} | {solved['harmful']} | "
             f"{_covered(covered, result.get('solved_by_reference_calls', []))} | "
             f"{f'{statistics.median(shares):.2f}' if shares else '-'} | {shown} |"
         )
     return "\n".join(lines)
+
+
+def evolution_partial_use(root: Path) -> str:
+    """Per real repository: the newer commits the mined macros cover in part, each run through the plugin by the
+    reference agent in hybrid (macro calls for the pieces, micro tools for the rest) and in micro."""
+    lines = [
+        "| repository | newer commits covered in part | solved, hybrid / micro | handed over (a call failed) | "
+        "macro coverage (median) | steps, hybrid / micro (median) | tokens, hybrid / micro (median) | "
+        "hybrid cheaper |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for result in _time_splits(root):
+        runs = result.get("partial_use") or []
+        if not runs:
+            continue
+        failed = sum(r.get("failure_class") is not None for r in runs)
+        lines.append(
+            f"| {result['repository']} | {len(runs)} | {sum(r['hybrid_solved'] for r in runs)} / "
+            f"{sum(r['micro_solved'] for r in runs)} | {sum(r['handed_over'] for r in runs)} ({failed}) | "
+            f"{_median(r['macro_coverage'] for r in runs):.2f} | {_pair(runs, 'steps')} | {_pair(runs, 'tokens')} | "
+            f"{sum(r['hybrid_tokens'] < r['micro_tokens'] for r in runs)} of {len(runs)} |"
+        )
+    return "\n".join(lines) if len(lines) > 2 else "(not measured yet: `python scripts/evolution_time_split.py`)"
+
+
+def _time_splits(root: Path) -> list[dict[str, Any]]:
+    return [
+        json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / EVOLUTION_RESULTS).glob("time-split-*.json"))
+    ]
+
+
+def _median(values: Iterable[float | None]) -> float:
+    return statistics.median(v or 0.0 for v in values)
+
+
+def _pair(runs: list[dict[str, Any]], field: str) -> str:
+    return f"{_median(r[f'hybrid_{field}'] for r in runs):.0f} / {_median(r[f'micro_{field}'] for r in runs):.0f}"
 
 
 def _shares(shares: list[float]) -> str:
@@ -418,6 +456,7 @@ GENERATORS: dict[str, Callable[[Path], str]] = {
     "mining-matrix": mining_matrix,
     "evolution-rediscovery": evolution_rediscovery,
     "evolution-time-split": evolution_time_split,
+    "evolution-partial-use": evolution_partial_use,
     "gate-workflow": gate_workflow_block,
     "host-workflow": host_workflow_block,
     "mining-workflow": mining_workflow_block,

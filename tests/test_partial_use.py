@@ -13,6 +13,7 @@ from pytest_granularity import cli
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.core.tasks import load_task
 from pytest_granularity.core.tools import HAND_OVER
+from pytest_granularity.evolution.pieces import _merged
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task
@@ -91,3 +92,27 @@ def test_a_macro_without_pieces_never_offers_the_hand_over(fix_add) -> None:
     assert result.success and result.macro_calls == 1
     assert HAND_OVER not in json.dumps(result.transcript)
     assert result.macro_coverage == 1.0 and result.macro_lines
+
+
+def test_a_piece_of_a_larger_commit_supports_a_shape_proved_with_the_rest_made(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    backoff = CONFIG.replace("LIMIT = 100\n", "LIMIT = 100\nBACKOFF = 2\n")
+    write_task(tasks, "backoff", "Add `BACKOFF = 2` after LIMIT.", backoff, "BACKOFF == 2")
+    mixed = CONFIG.replace("RETRIES = 3\n", "RETRIES = 3\nDELAY = 1\n").replace(">= LIMIT", "> LIMIT")
+    check = "DELAY == 1 and not allowed(list(range(100)))"
+    write_task(tasks, "delay-and-limit", "Add `DELAY = 1`; `allowed` must reject LIMIT items.", mixed, check)
+    out = tmp_path / "macros"
+    assert cli.main(["macros", "mine", str(tasks), "-o", str(out), "--sandbox", "none"]) == 0
+    summary = json.loads((out / "mined-macros.json").read_text())
+    assert summary["with_pieces"] == 1  # the mixed commit is not calls of one shape, but holds one
+    (kept,) = [s for s in summary["shapes"] if s["kept"]]
+    assert kept["tasks"] == ["backoff", "delay-and-limit"]
+    example = out / kept["name"].replace("_", "-") / "examples" / "delay-and-limit"
+    fixture = (example / "fixture" / "app" / "config.py").read_text()
+    assert "> LIMIT" in fixture and "DELAY" not in fixture  # the rest of the commit made; the call makes the piece
+    assert (example / "solution" / "app" / "config.py").read_text() == mixed
+
+
+def test_a_piece_that_cannot_be_undone_cleanly_is_refused() -> None:
+    assert _merged(b"a\nB\nc\n", b"a\nb\nc\n", b"a\nb2\nc\n") is None  # both sides rewrote the same line
+    assert _merged(b"a\nb\nc\nD\n", b"a\nb\nc\nd\n", b"a\nB\nc\nd\n") == b"a\nB\nc\nD\n"

@@ -9,6 +9,11 @@ other kinds of calls, and teaches this miner nothing (it says which). So does th
 a call's parameters (expressions) cannot name: a signature (a def's parameters, a decorator, a base class).
 Changes to other files (a changelog, the docs) are left to the verifier: the miner screens every shape by
 reproducing its source tasks, so a task whose verifier needs them is dropped there.
+
+Most real commits are not calls of one shape, but many hold some (a format added to a table beside a new
+function, a locale's entries beside its tests' fixes): ``pieces_of`` gives such a commit's rewrites and runs
+of added items as pieces, each of which may share a shape with another task's. A piece is proved on the
+commit with the rest of its change already made (``miner``), so the rest is what an agent finishes.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .generalize import Instance, acceptable, anti_unify
-from .insertions import file_insertions, is_item_edit
+from .insertions import file_insertions, insertion_runs, is_item_edit
 from .rewrites import DEFINITIONS, Rewrite, file_rewrites
 from .shape import unit_kind
 from .sources import Source
@@ -48,6 +53,8 @@ class Edit:
 
     source: Source
     sites: tuple[Site, ...]
+    partial: bool = False
+    """The sites are pieces of a larger change: calls make them, and the rest is left to whoever finishes it."""
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -74,14 +81,34 @@ def edit_of(source: Source) -> Edit | str:
         if not units:
             return NOT_REWRITES
         rewrites += units
-    for unit in (u for u in rewrites if not is_item_edit(u.before)):
-        if unit_kind(unit.before.node) is None or unit_kind(unit.after.node) != unit_kind(unit.before.node):
-            return SIGNATURE if isinstance(unit.before.node, SIGNATURE_PARTS) else HEADER_PART
+    for unit in (u for u in rewrites if not _callable(u)):
+        return SIGNATURE if isinstance(unit.before.node, SIGNATURE_PARTS) else HEADER_PART
     places: dict[tuple[Tree, Tree], list[str]] = {}
     for unit in rewrites:
         places.setdefault((unit.before, unit.after), []).append(unit.path)
     sites = [Site(Instance(task, b, a), tuple(sorted(set(files)))) for (b, a), files in places.items()]
     return _alike(source, sites)
+
+
+def pieces_of(source: Source) -> Edit | None:
+    """The pieces a call could make of a change that is not calls of one shape: each run of items added beside a
+    sibling and each rewrite of a unit a call can name, in the Python files the change keeps; None without any."""
+    before, after, task = source.before, source.after, source.task.id
+    found: list[tuple[Tree, Tree, str]] = []
+    for path in (p for p in changed_python(before, after) if p in before and p in after):
+        old, new = text(before[path]), text(after[path])
+        found += [(run.before, run.after, path) for run in insertion_runs(old, new)]
+        found += [(u.before, u.after, path) for u in file_rewrites(path, old, new, partial=True) or [] if _callable(u)]
+    sites = [Site(Instance(task, b, a, piece), (path,)) for piece, (b, a, path) in enumerate(found)]
+    return Edit(source, tuple(sites), partial=True) if sites else None
+
+
+def _callable(unit: Rewrite) -> bool:
+    """A unit a call's parameters can name: an item, or a statement or expression rewritten as one of its kind."""
+    if is_item_edit(unit.before):
+        return True
+    kind = unit_kind(unit.before.node)
+    return kind is not None and unit_kind(unit.after.node) == kind
 
 
 def _alike(source: Source, sites: list[Site]) -> Edit | str:

@@ -84,6 +84,9 @@ class Instance:
     task: str
     before: Tree
     after: Tree
+    piece: int | None = None
+    """Which piece of a larger change this is (``edits.pieces_of``); None for a site of an edit that is all calls
+    of one shape."""
 
 
 def clusters(instances: Sequence[Instance]) -> list[tuple[Pattern, list[Instance]]]:
@@ -91,10 +94,11 @@ def clusters(instances: Sequence[Instance]) -> list[tuple[Pattern, list[Instance
 
     A task's sites (its instances) start as one group and stay together: its calls must all be of the
     group's shape. So a shape's support is the different tasks it holds, and the merging works on tasks,
-    however many sites a task has."""
-    by_task: dict[str, list[Instance]] = {}
+    however many sites a task has. The pieces of a larger change start a group each: each may be of
+    another shape, and the rest of the change is left to whoever finishes it."""
+    by_task: dict[tuple[str, int | None], list[Instance]] = {}
     for instance in instances:
-        by_task.setdefault(instance.task, []).append(instance)
+        by_task.setdefault((instance.task, instance.piece), []).append(instance)
     groups = [group for group in by_task.values() if _pattern(group) is not None]
     while True:
         best: tuple[int, int, int] | None = None

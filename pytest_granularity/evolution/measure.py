@@ -65,6 +65,7 @@ def partial_use(hybrid: RunResult, micro: RunResult) -> dict[str, Any]:
     return {
         "task": hybrid.task,
         "handed_over": any("--hand_over-->" in t for t in hybrid.transitions),
+        "failure_class": hybrid.failure_class,
         "macro_coverage": hybrid.macro_coverage,
         **{
             f"{run.policy}_{field}": value

@@ -2,7 +2,9 @@
 
 From each source's edit (``edits``) to clusters of alike rewrites (``generalize``) to a macro folder per
 cluster (``writer``). A cluster supported by fewer than ``min_support`` different tasks is reported and not
-written: one task's edit is an anecdote, not a skill. A written folder is kept only when every contract
+written: one task's edit is an anecdote, not a skill. A source whose edit is not all calls of one shape
+gives its pieces (``edits.pieces_of``), each free to join another task's shape; such a task is proved from
+its commit with the rest of its change made (``pieces``). A written folder is kept only when every contract
 check passes on it, the ``replay`` check included: the macro, called with each source task's values,
 must leave a workspace that task's verifier accepts (ASI's check). A folder that fails is removed, and
 the check and its evidence are reported.
@@ -19,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.tasks import TASK_FILE, load_task
 from ..core.test_layout import read_layout
-from ..macros import load_macro
+from ..macros import Macro, load_macro
 from ..process.sandbox import Sandbox
 from ..run.contract_checks import (
     CHECKS,
@@ -33,8 +36,10 @@ from ..run.contract_checks import (
     run_check,
 )
 from ..run.reproduces import reproduces
-from .edits import Edit, edit_of
+from .edits import Edit, edit_of, pieces_of
 from .generalize import Instance, Pattern, clusters
+from .macro import mined_macro
+from .pieces import completed
 from .shape import Shape, instance_arguments, shape_of
 from .sources import Source, read_sources
 from .writer import macro_name, write_macro
@@ -68,6 +73,8 @@ class Mined:
     sources: int = 0
     unused: dict[str, int] = field(default_factory=dict)
     """Sources whose edit is not calls of one shape, by reason (``edits``)."""
+    with_pieces: int = 0
+    """Of those, the sources that hold pieces a call could make (``edits.pieces_of``)."""
     shapes: list[Found] = field(default_factory=list)
 
     @property
@@ -101,13 +108,18 @@ def mine_sources(
     edits: dict[str, Edit] = {}
     unused: Counter[str] = Counter()
     for source in sources:
-        edit = edit_of(source)
+        edit: Edit | str | None = edit_of(source)
         if isinstance(edit, str):
             unused[edit] += 1
-        else:
+            edit = pieces_of(source)
+        if edit is not None:
             edits[source.task.id] = edit
-    say(f"granularity macros mine: {len(sources)} sources, {len(edits)} of them calls of one shape")
-    mined = Mined(len(sources), dict(sorted(unused.items())))
+    partial = sum(e.partial for e in edits.values())
+    say(
+        f"granularity macros mine: {len(sources)} sources, {len(edits) - partial} of them calls of one shape, "
+        f"{partial} more with pieces of a larger change"
+    )
+    mined = Mined(len(sources), dict(sorted(unused.items())), partial)
     output.mkdir(parents=True, exist_ok=True)
     for pattern, group in clusters([site.instance for e in edits.values() for site in e.sites]):
         shape = shape_of(pattern)
@@ -154,16 +166,21 @@ def _proved(
     assert found.name is not None
     stem = output / STAGING / found.name.replace("_", "-")
     write_macro(stem, shape, edits, calls)
+    proved = completed(edits, calls, mined_macro(stem))
+    usable = [(i, e) for i, e in enumerate(proved) if e is not None]
+    if any(e.partial for _, e in usable):  # their examples start from the rest of the change made
+        write_macro(stem, shape, [e for _, e in usable], [calls[i] for i, _ in usable])
     macro = load_macro(stem)
-    good = [i for i, e in enumerate(edits) if reproduces(e.source.task, macro, calls[i], sandbox)]
-    dropped = sorted(edits[i].source.task.id for i in range(len(edits)) if i not in good)
-    found = replace(found, tasks=sorted(edits[i].source.task.id for i in good), dropped=dropped)
+    good = [(i, e) for i, e in usable if _reproduced(stem, e, calls[i], macro, sandbox)]
+    kept = {i for i, _ in good}
+    dropped = sorted(e.source.task.id for i, e in enumerate(edits) if i not in kept)
+    found = replace(found, tasks=sorted(e.source.task.id for _, e in good), dropped=dropped)
     if len(good) < min_support:
         return replace(
             found, reason=f"reproduces {len(good)} of its {len(edits)} source tasks, fewer than {min_support}"
         )
     if dropped:
-        write_macro(stem, shape, [edits[i] for i in good], [calls[i] for i in good])
+        write_macro(stem, shape, [e for _, e in good], [calls[i] for i, _ in good])
     failure = contract_failure(stem, sandbox)
     if failure is not None:
         return replace(found, reason=failure)
@@ -172,6 +189,15 @@ def _proved(
         shutil.rmtree(final)
     stem.rename(final)
     return replace(found, kept=True)
+
+
+def _reproduced(stem: Path, edit: Edit, calls: list[Call], macro: Macro, sandbox: Sandbox) -> bool:
+    """Whether the calls reproduce the edit's task: from its own files, or for a piece of a larger change from
+    its example (the commit with the rest made and the other calls too), with its last call."""
+    if not edit.partial:
+        return reproduces(edit.source.task, macro, calls, sandbox)
+    example = load_task(stem / "examples" / edit.source.task.id / TASK_FILE)
+    return reproduces(example, macro, calls[-1:], sandbox)
 
 
 def contract_failure(folder: Path, sandbox: Sandbox) -> str | None:

@@ -122,7 +122,8 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
         "owner": OWNER,
         "description": f"{_action(shape)} in the named files, then re-verify: the files parse and the tests pass.",
         "trigger_hint": f"Use when the request asks for this edit, with the values it gives ({len(edits)} tasks "
-        f"were solved by it). Do not use for a change of another shape{_unlike(shape)}.",
+        f"were solved by it{', in part' if any(e.partial for e in edits) else ''}). "
+        f"Do not use for a change of another shape{_unlike(shape)}.",
         "timeout_seconds": 120,
         "fallback_skill": None,
         "pinned": False,
