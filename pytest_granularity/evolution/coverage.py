@@ -16,7 +16,6 @@ from typing import Any
 
 from ..core.changed_lines import changed_lines, produced
 from .engine import ShapeMacro
-from .macro import made_by
 from .sources import Source
 
 
@@ -42,7 +41,7 @@ def reference_coverage(source: Source, engines: Mapping[str, ShapeMacro]) -> Cov
     reference = changed_lines(source.before, source.after)
     files, calls = dict(source.before), []
     for name, engine in sorted(engines.items()):
-        files, made = made_by(engine, files, engine.pieces(source.before, source.after))
+        files, made = engine.made(files, engine.pieces(source.before, source.after))
         calls += [{"macro": name, **call} for call in made]
     return Coverage(
         source.task.id, sum(reference.values()), produced(reference, changed_lines(source.before, files)), calls

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Mapping
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
 from ..core.test_layout import read_layout
+from ..core.workspace import Workspace, read_tree, write_tree
 from ..macros.checks import syntax_problems, test_problems
 from ..macros.context import MacroContext, MacroError
 from ..macros.derivation import named_files
@@ -133,15 +135,38 @@ class ShapeMacro:
 
     def pieces(self, before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[dict[str, Any]]:
         """The calls that make pieces of the change from ``before`` to ``after``: each of its units (``_units``)
-        that is an instance of this shape, with its values there. The reference agent's calls (``coverage``)."""
+        that is an instance of this shape, with its values there, kept when it fits once the ones before it are
+        made (a piece another one's call already made, or whose anchor it changed, is left out). The reference
+        agent's calls (``coverage``, ``agents/reference.py``)."""
         outcome = Tree.from_json(self.shape.after)
         calls = []
-        for rel in (p for p in changed_python(before, after) if p in before and p in after):
+        changed = [p for p in changed_python(before, after) if p in before and p in after]
+        for rel in changed:
             for old, new in self._units(text(before[rel]), text(after[rel])):
                 bound: dict[int, Tree] = {}
                 if _unify(self.pattern, old, bound) and _unify(outcome, new, bound):
                     calls.append({"files": [rel], **{f"p{i}": code_of(t) for i, t in sorted(bound.items())}})
-        return calls
+        return self.made({p: before[p] for p in changed}, calls)[1] if calls else []
+
+    def made(
+        self, files: Mapping[str, bytes], calls: Sequence[dict[str, Any]]
+    ) -> tuple[dict[str, bytes], list[dict[str, Any]]]:
+        """``files`` after the calls, made in turn in a scratch folder, and the calls made: one that does not fit
+        (its preconditions refuse it, or its run does) is left out."""
+        made = []
+        with tempfile.TemporaryDirectory(prefix="granularity-calls-") as scratch:
+            root = Path(scratch)
+            write_tree(root, files)
+            for call in calls:
+                ctx = MacroContext(Workspace(root), dict(call))
+                if self.preconditions(ctx):
+                    continue
+                try:
+                    self.run(ctx)
+                except MacroError:
+                    continue
+                made.append(call)
+            return read_tree(root), made
 
     def _units(self, before: str, after: str) -> list[tuple[Tree, Tree]]:
         """The units a file's change rewrites, whatever else it does."""

@@ -20,14 +20,13 @@ from typing import Any
 from ..core.changed_lines import changed_lines
 from .edits import Edit
 from .engine import ShapeMacro
-from .macro import made_by
 
 
 def with_the_rest_made(edit: Edit, calls: Sequence[dict[str, Any]], engine: ShapeMacro) -> Edit | None:
     """The partial edit with its source starting from the rest of its change made; None when a call does not
     apply to the files before, writes a line the change does not have, or its piece cannot be undone cleanly."""
     source = edit.source
-    made, applied = made_by(engine, source.before, calls)
+    made, applied = engine.made(source.before, calls)
     if len(applied) != len(calls) or changed_lines(source.before, made) - changed_lines(source.before, source.after):
         return None
     rest = dict(source.after)
