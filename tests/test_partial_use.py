@@ -116,3 +116,18 @@ def test_a_piece_of_a_larger_commit_supports_a_shape_proved_with_the_rest_made(t
 def test_a_piece_that_cannot_be_undone_cleanly_is_refused() -> None:
     assert _merged(b"a\nB\nc\n", b"a\nb\nc\n", b"a\nb2\nc\n") is None  # both sides rewrote the same line
     assert _merged(b"a\nb\nc\nD\n", b"a\nb\nc\nd\n", b"a\nB\nc\nd\n") == b"a\nB\nc\nD\n"
+
+
+def test_handing_over_before_a_macro_that_makes_pieces_succeeded_is_refused(fix_add) -> None:
+    from pytest_granularity.core.transcript import ToolCall
+
+    class HandsOverAtOnce:
+        def __init__(self, setup) -> None:
+            self.calls = iter([ToolCall(HAND_OVER), ToolCall("finish")])
+
+        def next_call(self, messages, tools):
+            return next(self.calls)
+
+    result = run_task(fix_add, FIXED_POLICIES["hybrid"], "none", RunSettings(agent=HandsOverAtOnce))
+    assert "is not available" in json.dumps(result.transcript)
+    assert not any("hand_over" in t for t in result.transitions)

@@ -7,7 +7,10 @@ recovery decides, and the run either stops or degrades, one way, to the micro to
 workspace, with a message that says what failed and what it changed (so recovery's tokens are
 counted). Ending the macro phase without a successful macro call (the agent found no macro
 that applies and called ``finish``) is an observed failure too: ``precondition_mismatch``, and
-the same recovery decision follows. Every transition is recorded. A runaway agent is stopped at
+the same recovery decision follows. Once a macro that makes pieces of a change (its contract's
+``pieces``) has succeeded, a policy that hands over offers ``use_micro_tools``: the agent ends the
+macro phase there and finishes with the micro tools (partial use), the same one-way switch with no
+failure. Every transition is recorded. A runaway agent is stopped at
 the step limit (or the token budget) as a failed run, not an error.
 
 What a model may do wrong is part of the benchmark: a reply with text and no tool call is
