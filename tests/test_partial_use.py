@@ -3,6 +3,7 @@ the run's record saying which lines the macro calls wrote (its macro coverage)."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from pytest_granularity import cli
 from pytest_granularity.agents.reference import ReferenceAgent
 from pytest_granularity.core.tasks import load_task
 from pytest_granularity.core.tools import HAND_OVER
+from pytest_granularity.core.workspace import read_tree, solved_files
 from pytest_granularity.evolution.pieces import _merged
 from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.run.piece_calls import piece_calls
 from pytest_granularity.run.policies import FIXED_POLICIES
 from pytest_granularity.run.runner import RunSettings, run_task
 
@@ -131,3 +134,13 @@ def test_handing_over_before_a_macro_that_makes_pieces_succeeded_is_refused(fix_
     result = run_task(fix_add, FIXED_POLICIES["hybrid"], "none", RunSettings(agent=HandsOverAtOnce))
     assert "is not available" in json.dumps(result.transcript)
     assert not any("hand_over" in t for t in result.transitions)
+
+
+def test_two_macros_that_make_the_same_piece_call_it_once(mined) -> None:
+    registry, folder = mined
+    (macro,) = list(registry)
+    twin = dataclasses.replace(macro, contract={**macro.contract, "name": "twin"})
+    task = load_task(folder / "task.yaml")
+    initial = read_tree(task.fixture)
+    calls = piece_calls([twin, macro], initial, solved_files(task, initial))
+    assert [name for name, _ in calls] == [macro.name]  # by name: the mined one first; the twin's piece is made

@@ -21,7 +21,7 @@ failed (the model's limit is part of the benchmark), :class:`InfrastructureError
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..core.errors import GranularityError
@@ -50,19 +50,14 @@ class TaskView:
     tests: tuple[str, ...] = ()
 
 
-PiecesFinder = Callable[[Mapping[str, bytes], Mapping[str, bytes]], list[dict[str, Any]]]
-"""A macro contract's ``pieces.find``: the argument sets whose calls write part of the change from one set of
-files to another."""
-
-
 @dataclass(frozen=True)
 class Oracle:
-    """The answer: the whole task (solution, reference macro call) and the initial workspace, and how each macro
-    that makes pieces of a change finds them (``pieces``, by macro name)."""
+    """The answer: the whole task (solution, reference macro call) and the initial workspace, and the macro calls
+    that make pieces of its change, each fitting once those before it are made (``run/piece_calls.py``)."""
 
     task: Task
     initial: Mapping[str, bytes]
-    pieces: Mapping[str, PiecesFinder] = field(default_factory=dict)
+    pieces: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,11 +79,17 @@ def setup_for(
     task: Task,
     initial: Mapping[str, bytes],
     seed: int = 0,
-    pieces: Mapping[str, PiecesFinder] | None = None,
+    pieces: Callable[[], Sequence[tuple[str, dict[str, Any]]]] | None = None,
 ) -> AgentSetup:
+    """What ``factory`` gets for one run; the oracle (with ``pieces()``, asked only then) only for a factory that
+    uses it."""
     view = TaskView(task.id, task.prompt, task.tests)
-    oracle = Oracle(task, dict(initial), dict(pieces or {})) if getattr(factory, "uses_oracle", False) else None
+    oracle = Oracle(task, dict(initial), tuple(pieces() if pieces else ())) if uses_oracle(factory) else None
     return AgentSetup(view, seed, oracle)
+
+
+def uses_oracle(factory: AgentFactory) -> bool:
+    return bool(getattr(factory, "uses_oracle", False))
 
 
 class AgentError(GranularityError):

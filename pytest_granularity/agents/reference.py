@@ -8,8 +8,9 @@ the read showed, and after a failed macro it looks at the diff and reads what st
 before it edits it. When it degrades having called no macro (none applied), it has seen nothing
 of the workspace yet, so it plays its whole micro script. Where the task's reference macro call is
 not offered, it uses macros for part of the change: it calls every piece of its reference change
-that an offered macro makes (the macro contract's ``pieces``), then hands over to the micro tools
-(``use_micro_tools``, where the policy offers it) and finishes as after a failed macro.
+that an offered macro makes (the macro contracts' ``pieces``, made in turn: ``run/piece_calls.py``),
+then hands over to the micro tools (``use_micro_tools``, where the policy offers it) and finishes as
+after a failed macro.
 It isolates what this plugin gates (policies, routers, macros and recovery): a run's tokens
 move only when those do. It is not a model, and its numbers say nothing about one.
 """
@@ -43,7 +44,7 @@ class ReferenceAgent:
         self.task = setup.oracle.task
         self.initial = dict(setup.oracle.initial)
         self.target = solved_files(self.task, self.initial)
-        self.finders = setup.oracle.pieces
+        self.pieces = setup.oracle.pieces
         self._script: Script | None = None
         self._offered: frozenset[str] = frozenset()
         self._macro_phase = False
@@ -86,12 +87,7 @@ class ReferenceAgent:
         macro = self.task.macro
         calls = [(macro.skill, dict(macro.args))] if macro is not None and macro.skill in self._offered else []
         if not calls:
-            calls = [
-                (name, args)
-                for name, find in sorted(self.finders.items())
-                if name in self._offered
-                for args in find(self.initial, self.target)
-            ]
+            calls = [(name, dict(args)) for name, args in self.pieces if name in self._offered]
             if calls:
                 calls.append((HAND_OVER, {}))
         for name, args in calls:

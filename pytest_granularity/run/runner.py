@@ -34,6 +34,7 @@ from .executor import (
     StepLimitReached,
     execute,
 )
+from .piece_calls import piece_calls
 from .policies import Policy
 
 MAX_DIFF_CHARS = 50_000
@@ -76,8 +77,9 @@ def _run(
     try:
         with clock.timing("setup"):
             try:
-                pieces = {m.name: m.pieces for m in settings.macros if m.pieces is not None}
-                agent = settings.agent(setup_for(settings.agent, task, workspace.initial, seed, pieces))
+                initial = workspace.initial
+                pieces = partial(piece_calls, settings.macros, initial, solved_files(task, initial))
+                agent = settings.agent(setup_for(settings.agent, task, initial, seed, pieces))
             except Exception as exc:
                 problem = f"the agent could not be built: {type(exc).__name__}: {exc}"
                 return _error(task, policy, fault, StopReason.AGENT_EXCEPTION, problem)
