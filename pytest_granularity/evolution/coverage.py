@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.changed_lines import changed_lines, produced
+from ..macros.in_turn import made_in_turn
 from .engine import ShapeMacro
 from .sources import Source
 
@@ -41,7 +42,7 @@ def reference_coverage(source: Source, engines: Mapping[str, ShapeMacro]) -> Cov
     reference = changed_lines(source.before, source.after)
     files, calls = dict(source.before), []
     for name, engine in sorted(engines.items()):
-        files, made = engine.made(files, engine.pieces(source.before, source.after))
+        files, made = made_in_turn(engine, files, engine.pieces(source.before, source.after))
         calls += [{"macro": name, **call} for call in made]
     return Coverage(
         source.task.id, sum(reference.values()), produced(reference, changed_lines(source.before, files)), calls

@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import itertools
 import re
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
 from ..core.test_layout import read_layout
-from ..core.workspace import Workspace, read_tree, write_tree
 from ..macros.checks import syntax_problems, test_problems
 from ..macros.context import MacroContext, MacroError
 from ..macros.derivation import named_files
 from ..macros.derivation.replacements import Replacement, prompt_values, ranked_replacements
+from ..macros.in_turn import made_in_turn
 from ..macros.kit import existing_file
 from .covering import validation_tests
 from .edits import changed_python, text
@@ -146,27 +145,7 @@ class ShapeMacro:
                 bound: dict[int, Tree] = {}
                 if _unify(self.pattern, old, bound) and _unify(outcome, new, bound):
                     calls.append({"files": [rel], **{f"p{i}": code_of(t) for i, t in sorted(bound.items())}})
-        return self.made({p: before[p] for p in changed}, calls)[1] if calls else []
-
-    def made(
-        self, files: Mapping[str, bytes], calls: Sequence[dict[str, Any]]
-    ) -> tuple[dict[str, bytes], list[dict[str, Any]]]:
-        """``files`` after the calls, made in turn in a scratch folder, and the calls made: one that does not fit
-        (its preconditions refuse it, or its run does) is left out."""
-        made = []
-        with tempfile.TemporaryDirectory(prefix="granularity-calls-") as scratch:
-            root = Path(scratch)
-            write_tree(root, files)
-            for call in calls:
-                ctx = MacroContext(Workspace(root), dict(call))
-                if self.preconditions(ctx):
-                    continue
-                try:
-                    self.run(ctx)
-                except MacroError:
-                    continue
-                made.append(call)
-            return read_tree(root), made
+        return made_in_turn(self, {p: before[p] for p in changed}, calls)[1] if calls else []
 
     def _units(self, before: str, after: str) -> list[tuple[Tree, Tree]]:
         """The units a file's change rewrites, whatever else it does."""

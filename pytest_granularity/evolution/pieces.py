@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.changed_lines import changed_lines
+from ..macros.in_turn import made_in_turn
 from .edits import Edit
 from .engine import ShapeMacro
 
@@ -26,7 +27,7 @@ def with_the_rest_made(edit: Edit, calls: Sequence[dict[str, Any]], engine: Shap
     """The partial edit with its source starting from the rest of its change made; None when a call does not
     apply to the files before, writes a line the change does not have, or its piece cannot be undone cleanly."""
     source = edit.source
-    made, applied = engine.made(source.before, calls)
+    made, applied = made_in_turn(engine, source.before, calls)
     if len(applied) != len(calls) or changed_lines(source.before, made) - changed_lines(source.before, source.after):
         return None
     rest = dict(source.after)

@@ -24,6 +24,7 @@ from ..core.schemas import read_yaml_mapping
 from ..core.tasks import TASK_FILE, dump_task
 from ..core.workspace import write_tree
 from ..macros.contract import CONTRACT_FILE, SKILL_FILE
+from ..macros.in_turn import made_in_turn
 from .edits import Edit
 from .insertions import REPLACE, container_kind, where_of
 from .macro import mined_macro
@@ -89,7 +90,7 @@ def write_macro(folder: Path, shape: Shape, edits: Sequence[Edit], calls: Sequen
     engine = mined_macro(folder)
     examples: list[dict[str, Any]] = []
     for edit, made in zip(edits, calls, strict=True):
-        fixture, _ = engine.made(edit.source.before, made[:-1])
+        fixture, _ = made_in_turn(engine, edit.source.before, made[:-1])
         _write_example(folder / "examples" / edit.source.task.id, edit, name, made[-1], fixture)
         examples.append({"task": f"examples/{edit.source.task.id}"})
     examples[0]["breaks_precondition"] = {"args": _absent(shape)}

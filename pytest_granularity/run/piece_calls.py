@@ -2,22 +2,19 @@
 
 Each macro whose contract has ``pieces`` lists its own calls (``pieces.find``). Two macros may make the same
 piece (two shapes mined from one run of added items), and one macro's call may change what another's needs.
-So the calls are made in turn in a scratch folder, macro by macro (by name), each macro's pieces found on
-the files as the calls before it left them, and a call is kept only when it fits when its turn comes: a
-sequence whose every call the executor will accept, as an agent that knows the change and the macros would
-call them.
+So the calls are made in turn in a scratch folder (``macros/in_turn.py``), macro by macro (by name), each
+macro's pieces found on the files as the calls before it left them, and a call is kept only when it fits
+when its turn comes: a sequence whose every call the executor will accept, as an agent that knows the
+change and the macros would call them.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
-from ..core.workspace import Workspace, read_tree, write_tree
-from ..macros import Macro, MacroContext
-from ..macros.context import MacroError
+from ..macros import Macro
+from ..macros.in_turn import made_in_turn
 
 PieceCall = tuple[str, dict[str, Any]]
 
@@ -30,24 +27,10 @@ def piece_calls(macros: Iterable[Macro], initial: Mapping[str, bytes], target: M
     if not finders or not changed:
         return []
     wanted = {p: target[p] for p in changed if p in target}
+    files = {p: initial[p] for p in changed if p in initial}
     calls: list[PieceCall] = []
-    with tempfile.TemporaryDirectory(prefix="granularity-pieces-") as scratch:
-        root = Path(scratch)
-        write_tree(root, {p: initial[p] for p in changed if p in initial})
-        workspace = Workspace(root)
-        for macro in finders:
-            assert macro.pieces is not None
-            for args in macro.pieces(read_tree(root), wanted):
-                if _made(macro, MacroContext(workspace, dict(args))):
-                    calls.append((macro.name, dict(args)))
+    for macro in finders:
+        assert macro.pieces is not None
+        files, made = made_in_turn(macro, files, macro.pieces(files, wanted))
+        calls += [(macro.name, dict(args)) for args in made]
     return calls
-
-
-def _made(macro: Macro, ctx: MacroContext) -> bool:
-    if macro.preconditions(ctx):
-        return False
-    try:
-        macro.run(ctx)
-    except MacroError:
-        return False
-    return True

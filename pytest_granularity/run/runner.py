@@ -74,11 +74,12 @@ def _run(
             workspace = Workspace.for_task(task, settings.workspace_parent, reuse=True)
     except WorkspaceError as exc:
         return _error(task, policy, fault, StopReason.INFRASTRUCTURE, str(exc))
+    initial = workspace.initial
     try:
         with clock.timing("setup"):
+            target = solved_files(task, initial)  # the reference agent's pieces, and the run's macro coverage
             try:
-                initial = workspace.initial
-                pieces = partial(piece_calls, settings.macros, initial, solved_files(task, initial))
+                pieces = partial(piece_calls, settings.macros, initial, target)
                 agent = settings.agent(setup_for(settings.agent, task, initial, seed, pieces))
             except Exception as exc:
                 problem = f"the agent could not be built: {type(exc).__name__}: {exc}"
@@ -99,7 +100,7 @@ def _run(
             workspace.remove()
     outcome, output, error = judged(execution)
     record = run_record(task, policy, fault, execution, outcome, output, error, settings.token_source)
-    reference = changed_lines(workspace.initial, solved_files(task, workspace.initial))
+    reference = changed_lines(initial, target)
     return dataclasses.replace(
         record,
         macro_coverage=share(reference, execution.macro_lines),
