@@ -130,6 +130,17 @@ def test_retrieval_offers_the_top_k_for_the_task():
     assert len(registry.offer("anything", 0)) == 3, "k = 0 turns retrieval off"
 
 
+def test_macros_that_suggest_a_call_rank_ahead_of_those_that_only_share_words():
+    from conftest import REPO
+
+    registry = MacroRegistry.load([REPO / "examples" / "macros"])
+    query = "Move textkit/stemmer.py to textkit/analysis/stemmer.py"
+    by_words = [m.name for m in registry.offer(query, 2)]
+    assert "move_module" not in by_words, "a library where words alone crowd the macro out"
+    offered = [m.name for m in registry.offer(query, 2, suggesting=["move_module"])]
+    assert offered == ["move_module", "replace_and_verify"], "k is kept, the pinned macro too"
+
+
 def test_a_failed_macro_tries_its_fallback_skill_once(tmp_path, fix_add):
     import dataclasses
 

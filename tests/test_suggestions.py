@@ -66,6 +66,17 @@ def test_listed_keeps_the_schema_and_adds_the_calls_as_examples(macros):
     assert first_suggestion(tools) == ("replace_and_verify", GBP_CALL)
 
 
+def test_retrieval_offers_the_macros_that_suggest_a_call_for_the_task():
+    task = load_task(REPO / "benchmark_tasks" / "textkit-move-stemmer")
+    library = MacroRegistry.load([REPO / "examples" / "macros"])
+    assert "move_module" not in [m.name for m in library.offer(task.prompt, 2)], "words alone leave it out"
+    with Workspace.for_task(task) as ws:
+        limits = Limits(5, retrieval_k=2, suggestions=LISTED)
+        tools = Run.start(task, FIXED_POLICIES["macro"], ToolContext(ws), library, limits).transcript.tools
+    assert [t["function"]["name"] for t in tools] == ["move_module", "replace_and_verify", FINISH]
+    assert first_suggestion(tools)[0] == "move_module"
+
+
 def test_a_macro_without_derivation_is_offered_unchanged(macros):
     macro = macros.get("replace_and_verify")
     assert macro is not None

@@ -23,7 +23,7 @@ import importlib.util
 import re
 import shutil
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Any
@@ -128,13 +128,17 @@ class MacroRegistry:
         elif failure_class is None:
             self._failures[name] = 0
 
-    def offer(self, query: str, k: int = DEFAULT_TOP_K) -> list[Macro]:
-        """The available macros to put in the tool list: all of them, or the top ``k`` for ``query``."""
+    def offer(self, query: str, k: int = DEFAULT_TOP_K, suggesting: Collection[str] = ()) -> list[Macro]:
+        """The available macros to put in the tool list: all of them, or the top ``k`` for ``query``. Macros
+        named in ``suggesting`` (those whose derivation proposed a call its preconditions accept) rank ahead
+        of the rest: in a library of many mined macros, words alone put a macro that fits the files behind
+        others that only share the request's vocabulary."""
         available = self.available()
         if not k or len(available) <= k:
             return available
         pinned = [m for m in available if m.contract.get("pinned")]
         best = _ranked([m for m in available if not m.contract.get("pinned")], query)
+        best.sort(key=lambda m: m.name not in suggesting)
         chosen = {m.name for m in best[: max(k - len(pinned), 0)]} | {m.name for m in pinned}
         return [m for m in available if m.name in chosen]
 

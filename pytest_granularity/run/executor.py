@@ -47,7 +47,7 @@ from ..core.tasks import Task
 from ..core.tools import FINISH, HAND_OVER, HAND_OVER_TOOL, MICRO_TOOLS, RUN_TESTS, argument_problem, call_tool
 from ..core.transcript import Reply, ToolCall, Transcript
 from ..core.workspace import Changes
-from ..macros import Macro, MacroContext, MacroOutcome, MacroRegistry
+from ..macros import MacroContext, MacroOutcome, MacroRegistry
 from ..macros.call_memo import invoke_remembered
 from ..macros.runtime import FaultPoint, no_faults
 from ..macros.suggestions import OFF, Offer, suggested_calls
@@ -313,8 +313,7 @@ class Run:
         machine, clock = Machine(), clock or PhaseClock()
         with clock.timing("routing"):
             mode = policy.route(task, ctx.workspace)
-            offered = macros.offer(task.prompt, limits.retrieval_k) if mode == Mode.MACRO else []
-            offer = _macro_offer(task, ctx, macros, offered, limits.suggestions) if mode == Mode.MACRO else None
+            offer = _macro_offer(task, ctx, macros, limits) if mode == Mode.MACRO else None
             macro_tools = offer.schemas() if offer is not None else []
         machine.fire(mode)
         tools = _micro_schemas() if mode == Mode.MICRO else [*macro_tools, MICRO_TOOLS[FINISH].schema()]
@@ -594,15 +593,18 @@ def _fallback(macros: MacroRegistry, name: str, args: dict[str, Any], tried: set
     return fallback if target is not None and first_error(target.parameters, args) is None else None
 
 
-def _macro_offer(task: Task, ctx: ToolContext, macros: MacroRegistry, offered: list[Macro], mode: str) -> Offer:
-    """The macro phase's offer. With suggestions, each macro carries the calls it suggests for the task,
-    and the tools come in the order retrieval ranks them, so the first is the likeliest."""
-    if mode == OFF:
-        return Offer(tuple(offered), {}, OFF, task.prompt)
-    calls = suggested_calls(task.prompt, ctx.workspace.initial, offered, task.hidden_paths)
-    names = {m.name for m in offered}
-    ranked = tuple(m for m in macros.ranked(task.prompt) if m.name in names)
-    return Offer(ranked, calls, mode, task.prompt, task.hidden_paths)
+def _macro_offer(task: Task, ctx: ToolContext, macros: MacroRegistry, limits: Limits) -> Offer:
+    """The macro phase's offer: retrieval's top ``k`` macros. With suggestions, every available macro's
+    derivation is asked first, so the macros that suggest a call for this task are the ones offered (ahead
+    of those retrieval only matches by words), each with its calls, in the order retrieval ranks them, so
+    the first is the likeliest."""
+    if limits.suggestions == OFF:
+        return Offer(tuple(macros.offer(task.prompt, limits.retrieval_k)), {}, OFF, task.prompt)
+    calls = suggested_calls(task.prompt, ctx.workspace.initial, macros.available(), task.hidden_paths)
+    offered = {m.name for m in macros.offer(task.prompt, limits.retrieval_k, [n for n, c in calls.items() if c])}
+    ranked = tuple(m for m in macros.ranked(task.prompt) if m.name in offered)
+    kept = {name: c for name, c in calls.items() if name in offered}
+    return Offer(ranked, kept, limits.suggestions, task.prompt, task.hidden_paths)
 
 
 def _micro_schemas() -> list[dict[str, Any]]:
