@@ -79,6 +79,7 @@ def main() -> int:
         "macros": {s.name: len(s.tasks) for s in mined.kept},
         "unused": mined.unused,
         "with_pieces": mined.with_pieces,
+        "moves": mined.moves,
         "newer_solved": tally(attempts),
         "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
         "solved_by_reference_calls": accepted,

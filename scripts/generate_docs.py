@@ -276,7 +276,7 @@ def evolution_time_split(root: Path) -> str:
     """Per real repository: macros mined from its older mined tasks, measured on the newer ones: solved with no
     model, harmful calls, and the newer commits the reference agent's calls of them cover in part."""
     lines = [
-        "| repository | older commits mined (of one shape; with pieces of one) | shapes | macros kept | "
+        "| repository | older commits mined (of one shape; with pieces of one; module moves) | shapes | macros kept | "
         "newer commits | solved by them | "
         "harmful | newer commits the reference agent's calls cover in part | their changed lines covered (median) | "
         "tokens of a solved task, macro / micro |",
@@ -293,8 +293,9 @@ def evolution_time_split(root: Path) -> str:
         covered = result.get("reference_coverage")
         shares = [c["share"] for c in covered or []]
         lines.append(
-            f"| {result['repository']} | {result['older']} ({result['older'] - sum(result['unused'].values())}; "
-            f"{result.get('with_pieces', '-')}) | "
+            f"| {result['repository']} | {result['older']} "
+            f"({result['older'] - sum(result['unused'].values()) - result.get('moves', 0)}; "
+            f"{result.get('with_pieces', '-')}; {result.get('moves', '-')}) | "
             f"{result['shapes']} | {_macros(result['macros'])} | "
             f"{result['newer']} | {_rate(solved)} | {solved['harmful']} | "
             f"{_covered(covered, result.get('solved_by_reference_calls', []))} | "

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.changed_lines import changed_lines, produced
+from ..macros import Macro
 from ..macros.in_turn import made_in_turn
-from .engine import ShapeMacro
 from .sources import Source
 
 
@@ -36,12 +36,14 @@ class Coverage:
         return round(self.produced / self.lines, 3) if self.lines else 0.0
 
 
-def reference_coverage(source: Source, engines: Mapping[str, ShapeMacro]) -> Coverage:
+def reference_coverage(source: Source, engines: Mapping[str, Macro]) -> Coverage:
     """The reference agent's macro calls on this source's change: every piece an engine reproduces, made in
     turn on its files (a call another one's changes no longer fit is skipped, as the agent would)."""
     reference = changed_lines(source.before, source.after)
     files, calls = dict(source.before), []
     for name, engine in sorted(engines.items()):
+        if engine.pieces is None:
+            continue
         files, made = made_in_turn(engine, files, engine.pieces(source.before, source.after))
         calls += [{"macro": name, **call} for call in made]
     return Coverage(

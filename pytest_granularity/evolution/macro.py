@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..macros.contract import CONTRACT_FILE, Macro, load_macro
 from .engine import ShapeMacro
 from .insert_engine import InsertMacro
-from .shape import INSERTED, SHAPE_FILE, Shape
+from .shape import INSERTED, Shape
 
 
 def mined_macro(folder: Path) -> ShapeMacro:
@@ -14,6 +15,6 @@ def mined_macro(folder: Path) -> ShapeMacro:
     return InsertMacro(folder) if Shape.read(folder).kind == INSERTED else ShapeMacro(folder)
 
 
-def mined_macros(output: Path) -> dict[str, ShapeMacro]:
-    """Every mined macro folder under ``output`` (what ``granularity macros mine`` kept), by folder name."""
-    return {f.name: mined_macro(f) for f in sorted(output.iterdir()) if (f / SHAPE_FILE).is_file()}
+def mined_macros(output: Path) -> dict[str, Macro]:
+    """Every macro ``granularity macros mine`` kept under ``output`` (shapes and the module move), by folder name."""
+    return {f.name: load_macro(f) for f in sorted(output.iterdir()) if (f / CONTRACT_FILE).is_file()}

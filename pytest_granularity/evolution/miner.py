@@ -17,6 +17,7 @@ import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,11 @@ from ..run.contract_checks import (
     run_check,
 )
 from ..run.reproduces import reproduces
-from .edits import Edit, edit_of, pieces_of
+from .edits import ADDS_FILES, Edit, edit_of, pieces_of
 from .generalize import Instance, Pattern, clusters
 from .macro import mined_macro
+from .move_writer import MOVE_MACRO, write_move_macro
+from .moves import Moved, moved
 from .pieces import completed
 from .shape import Shape, instance_arguments, shape_of
 from .sources import Source, read_sources
@@ -75,6 +78,8 @@ class Mined:
     """Sources whose edit is not calls of one shape, by reason (``edits``)."""
     with_pieces: int = 0
     """Of those, the sources that hold pieces a call could make (``edits.pieces_of``)."""
+    moves: int = 0
+    """Sources that move one module or package (``moves``): the move macro's candidates, not counted as unused."""
     shapes: list[Found] = field(default_factory=list)
 
     @property
@@ -106,21 +111,29 @@ def mine_sources(
 ) -> Mined:
     """Mine these sources' edits into macro folders under ``output``."""
     edits: dict[str, Edit] = {}
+    moves: list[tuple[Edit, Moved]] = []
     unused: Counter[str] = Counter()
     for source in sources:
         edit: Edit | str | None = edit_of(source)
+        move = moved(source.before, source.after) if edit == ADDS_FILES else None
+        if move is not None:
+            moves.append((Edit(source, ()), move))
+            continue
         if isinstance(edit, str):
             unused[edit] += 1
             edit = pieces_of(source)
         if edit is not None:
             edits[source.task.id] = edit
-    partial = sum(e.partial for e in edits.values())
+    in_part = sum(e.partial for e in edits.values())
     say(
-        f"granularity macros mine: {len(sources)} sources, {len(edits) - partial} of them calls of one shape, "
-        f"{partial} more with pieces of a larger change"
+        f"granularity macros mine: {len(sources)} sources, {len(edits) - in_part} of them calls of one shape, "
+        f"{in_part} more with pieces of a larger change, {len(moves)} module moves"
     )
-    mined = Mined(len(sources), dict(sorted(unused.items())), partial)
+    mined = Mined(len(sources), dict(sorted(unused.items())), in_part, len(moves))
     output.mkdir(parents=True, exist_ok=True)
+    if moves:
+        mined.shapes.append(_moves_proved(moves, output, sandbox, min_support))
+        say(f"  {MOVE_MACRO} ({len(moves)} tasks): {mined.shapes[-1].reason or 'kept'}")
     for pattern, group in clusters([site.instance for e in edits.values() for site in e.sites]):
         shape = shape_of(pattern)
         tasks = sorted({i.task for i in group})
@@ -170,6 +183,38 @@ def _proved(
     usable = [(i, e) for i, e in enumerate(proved) if e is not None]
     if any(e.partial for _, e in usable):  # their examples start from the rest of the change made
         write_macro(stem, shape, [e for _, e in usable], [calls[i] for i, _ in usable])
+    return _screened(found, stem, partial(write_macro, stem, shape), edits, calls, usable, sandbox, min_support)
+
+
+def _moves_proved(moves: list[tuple[Edit, Moved]], output: Path, sandbox: Sandbox, min_support: int) -> Found:
+    """The module moves as one macro (``moves``), proved like a shape: each source reproduced, the contract
+    checked; kept only when at least ``min_support`` of them are."""
+    edits = [e for e, _ in moves]
+    calls = [[m.call()] for _, m in moves]
+    tasks = sorted(e.source.task.id for e in edits)
+    found = Found("a module or package at `{source}`", "moved to `{destination}`, its references rewritten", tasks)
+    found = replace(found, name=MOVE_MACRO)
+    if len(tasks) < min_support:
+        return replace(found, reason=f"supported by {len(tasks)} task(s), fewer than {min_support}")
+    stem = output / STAGING / MOVE_MACRO.replace("_", "-")
+    write_move_macro(stem, edits, calls)
+    return _screened(
+        found, stem, partial(write_move_macro, stem), edits, calls, list(enumerate(edits)), sandbox, min_support
+    )
+
+
+def _screened(
+    found: Found,
+    stem: Path,
+    write: Callable[[list[Edit], list[list[Call]]], str],
+    edits: list[Edit],
+    calls: list[list[Call]],
+    usable: list[tuple[int, Edit]],
+    sandbox: Sandbox,
+    min_support: int,
+) -> Found:
+    """The macro written at ``stem`` kept, moved beside it, when it reproduces at least ``min_support`` of its
+    usable sources (written again without the others) and passes every contract check."""
     macro = load_macro(stem)
     good = [(i, e) for i, e in usable if _reproduced(stem, e, calls[i], macro, sandbox)]
     kept = {i for i, _ in good}
@@ -180,11 +225,11 @@ def _proved(
             found, reason=f"reproduces {len(good)} of its {len(edits)} source tasks, fewer than {min_support}"
         )
     if dropped:
-        write_macro(stem, shape, [e for _, e in good], [calls[i] for i, _ in good])
+        write([e for _, e in good], [calls[i] for i, _ in good])
     failure = contract_failure(stem, sandbox)
     if failure is not None:
         return replace(found, reason=failure)
-    final = output / stem.name
+    final = stem.parent.parent / stem.name
     if final.exists():
         shutil.rmtree(final)
     stem.rename(final)

@@ -91,7 +91,7 @@ def write_macro(folder: Path, shape: Shape, edits: Sequence[Edit], calls: Sequen
     examples: list[dict[str, Any]] = []
     for edit, made in zip(edits, calls, strict=True):
         fixture, _ = made_in_turn(engine, edit.source.before, made[:-1])
-        _write_example(folder / "examples" / edit.source.task.id, edit, name, made[-1], fixture)
+        write_example(folder / "examples" / edit.source.task.id, edit, name, made[-1], fixture)
         examples.append({"task": f"examples/{edit.source.task.id}"})
     examples[0]["breaks_precondition"] = {"args": _absent(shape)}
     examples[0]["breaks_validation"] = {"setup": BREAKS_VALIDATION}
@@ -129,7 +129,7 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
         "fallback_skill": None,
         "pinned": False,
         "probation": True,
-        "keywords": _keywords(edits),
+        "keywords": keywords_of(edits),
         "parameters": {
             "type": "object",
             "additionalProperties": False,
@@ -186,7 +186,7 @@ def _contract(name: str, shape: Shape, edits: Sequence[Edit], examples: list[dic
             "description": "each place where the change from the files before to the files after is this edit",
         },
         "examples": examples,
-        "provenance": [_provenance(e) for e in edits],
+        "provenance": [provenance_of(e) for e in edits],
     }
 
 
@@ -208,7 +208,7 @@ def _indented(code: str) -> str:
     return code.replace("\n", "\n    ")
 
 
-def _provenance(edit: Edit) -> dict[str, str]:
+def provenance_of(edit: Edit) -> dict[str, str]:
     task = edit.source.task
     found = {"task": task.id, "source": edit.source.origin}
     if task.provenance:
@@ -216,7 +216,7 @@ def _provenance(edit: Edit) -> dict[str, str]:
     return found
 
 
-def _keywords(edits: Sequence[Edit]) -> list[str]:
+def keywords_of(edits: Sequence[Edit]) -> list[str]:
     """Words at least two source prompts share (the most shared first), for retrieval."""
     counts = Counter(w for e in edits for w in set(_WORD.findall(e.source.task.prompt.lower())) - _COMMON)
     return [w for w, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n > 1][:10]
@@ -245,7 +245,7 @@ def _skill(name: str, shape: Shape, edits: Sequence[Edit]) -> str:
     )
 
 
-def _write_example(folder: Path, edit: Edit, name: str, call: dict[str, Any], fixture: dict[str, bytes]) -> None:
+def write_example(folder: Path, edit: Edit, name: str, call: dict[str, Any], fixture: dict[str, bytes]) -> None:
     task, source = edit.source.task, edit.source
     raw = read_yaml_mapping(task.path)
     write_tree(folder / "fixture", fixture)

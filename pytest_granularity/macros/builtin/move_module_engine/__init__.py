@@ -6,5 +6,6 @@ hyphen, so its runtime cannot import from it as a package; this package is its i
 
 - ``rewrite``: the ``Move`` plan and the rewrite of every reference, with libcst;
 - ``blockers``: what a move cannot prove safe, found before anything is written;
-- ``scope``: what the names in one file are bound to, as far as a move needs to know.
+- ``scope``: what the names in one file are bound to, as far as a move needs to know;
+- ``macro``: the macro's functions, bound by the builtin and by a mined module move.
 """
