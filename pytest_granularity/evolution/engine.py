@@ -38,6 +38,9 @@ MAX_CALLS = 8
 """The most calls ``derive`` proposes: the likeliest first."""
 MAX_FILES = 400
 """The most files ``derive`` parses for matches: a bound on its time in a large repository."""
+MAX_COMBINATIONS = 64
+"""The most sets of new values ``derive`` scores at one place, the reader's replacements first: a shape with
+several after-only holes and a prompt with many values would otherwise score their every product."""
 
 
 class ShapeMacro:
@@ -119,8 +122,8 @@ class ShapeMacro:
         given = {i: self._prompt_values(prompt, i) for i, h in enumerate(self.shape.holes) if not h.before}
         scored: dict[tuple[tuple[str, str], ...], tuple[float, list[str]]] = {}
         for order, (rel, bound) in enumerate(self._bindings(files, named)):
-            fresh = {i: values + self._rewritten(bound, i, read) for i, values in given.items()}
-            for chosen in itertools.product(*fresh.values()):
+            fresh = {i: self._rewritten(bound, i, read) + values for i, values in given.items()}
+            for chosen in itertools.islice(itertools.product(*fresh.values()), MAX_COMBINATIONS):
                 args = {**bound, **{f"p{i}": text for i, (text, _) in zip(fresh, chosen, strict=True)}}
                 score = self._score(prompt, args, bound, [at for _, at in chosen], read) + 2 * (rel in named)
                 key = tuple(sorted(args.items()))
