@@ -30,6 +30,7 @@ from typing import Any
 
 from pytest_granularity.core.tasks import Task, find_task_files, load_task
 from pytest_granularity.core.workspace import Workspace
+from pytest_granularity.evolution.replaced import common_ends
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.macros.suggestions import suggested_calls
 
@@ -68,12 +69,7 @@ def _replaced(args: dict[str, Any], files: dict[str, bytes]) -> dict[str, str] |
 def states_replacement(prompt: str, args: dict[str, Any]) -> bool:
     """Every word or number the replacement inserts is in the prompt (and it inserts at least one)."""
     old, new = _TOKEN.findall(args["old"]), _TOKEN.findall(args["new"])
-    start = 0
-    while start < min(len(old), len(new)) and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
-        end += 1
+    start, end = common_ends(old, new)
     inserted = new[start : len(new) - end]
     words = set(_TOKEN.findall(prompt))
     return any(t[0].isalnum() for t in inserted) and all(t in words for t in inserted)

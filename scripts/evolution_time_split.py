@@ -80,6 +80,7 @@ def main() -> int:
         "unused": mined.unused,
         "with_pieces": mined.with_pieces,
         "moves": mined.moves,
+        "replacements": mined.replacements,
         "newer_solved": tally(attempts),
         "reference_coverage": [asdict(c) | {"share": c.share} for c in covered if c.calls],
         "solved_by_reference_calls": accepted,

@@ -276,8 +276,8 @@ def evolution_time_split(root: Path) -> str:
     """Per real repository: macros mined from its older mined tasks, measured on the newer ones: solved with no
     model, harmful calls, and the newer commits the reference agent's calls of them cover in part."""
     lines = [
-        "| repository | older commits mined (of one shape; with pieces of one; module moves) | shapes | macros kept | "
-        "newer commits | solved by them | "
+        "| repository | older commits mined (of one shape; with pieces of one; module moves; text replacements) | "
+        "shapes | macros kept | newer commits | solved by them | "
         "harmful | newer commits the reference agent's calls cover in part | their changed lines covered (median) | "
         "tokens of a solved task, macro / micro |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -292,10 +292,10 @@ def evolution_time_split(root: Path) -> str:
         )
         covered = result.get("reference_coverage")
         shares = [c["share"] for c in covered or []]
+        kinds = result.get("moves", 0) + result.get("replacements", 0)
         lines.append(
-            f"| {result['repository']} | {result['older']} "
-            f"({result['older'] - sum(result['unused'].values()) - result.get('moves', 0)}; "
-            f"{result.get('with_pieces', '-')}; {result.get('moves', '-')}) | "
+            f"| {result['repository']} | {result['older']} ({result['older'] - sum(result['unused'].values()) - kinds}"
+            f"; {result.get('with_pieces', '-')}; {result.get('moves', '-')}; {result.get('replacements', '-')}) | "
             f"{result['shapes']} | {_macros(result['macros'])} | "
             f"{result['newer']} | {_rate(solved)} | {solved['harmful']} | "
             f"{_covered(covered, result.get('solved_by_reference_calls', []))} | "

@@ -10,8 +10,8 @@ import yaml
 
 from pytest_granularity import cli
 from pytest_granularity.core.tasks import load_task
+from pytest_granularity.evolution.engine_writer import MOVE
 from pytest_granularity.evolution.measure import attempt
-from pytest_granularity.evolution.move_writer import MOVE_MACRO
 from pytest_granularity.evolution.moves import Moved, moved, pieces
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.process.sandbox import select
@@ -108,8 +108,8 @@ def test_two_moves_in_a_history_give_a_move_macro_proved_on_both(mined) -> None:
     root, summary = mined
     assert summary["moves"] == 2 and summary["unused"] == {}
     (kept,) = [s for s in summary["shapes"] if s["kept"]]
-    assert kept["name"] == MOVE_MACRO and kept["tasks"] == ["move-text", "move-util"]
-    macro = MacroRegistry.load([root / "macros"], builtin=False).get(MOVE_MACRO)
+    assert kept["name"] == MOVE.name and kept["tasks"] == ["move-text", "move-util"]
+    macro = MacroRegistry.load([root / "macros"], builtin=False).get(MOVE.name)
     assert macro is not None and macro.contract["probation"] and macro.pieces is not None
     assert [p["task"] for p in macro.contract["provenance"]] == ["move-text", "move-util"]
 
@@ -119,7 +119,7 @@ def test_the_mined_move_solves_a_later_move_alone(mined) -> None:
     task = load_task(_write_move_task(root / "later", "move-dates") / "task.yaml")
     registry = MacroRegistry.load([root / "macros"], builtin=False)
     result = attempt(task, registry, select("none"))
-    assert (result.solved, result.macro, result.harmful, result.coverage) == (True, MOVE_MACRO, False, 1.0)
+    assert (result.solved, result.macro, result.harmful, result.coverage) == (True, MOVE.name, False, 1.0)
 
 
 def test_one_move_is_an_anecdote(tmp_path: Path) -> None:

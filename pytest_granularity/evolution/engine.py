@@ -28,6 +28,7 @@ from ..macros.in_turn import made_in_turn
 from ..macros.kit import existing_file
 from .covering import validation_tests
 from .edits import changed_python, text
+from .replaced import changed_tokens
 from .rewrites import file_rewrites
 from .shape import Shape, code_of, fill, parse_unit
 from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of
@@ -193,10 +194,16 @@ class ShapeMacro:
 
     def _rewritten(self, bound: Mapping[str, str], index: int, read: list[Pair]) -> list[tuple[str, int]]:
         """New values for hole ``index`` from the reader's replacements applied to the code it replaces
-        (``Decimal("0.1")`` with "0.1 to 0.01" read gives ``Decimal("0.01")``)."""
+        (``Decimal("0.1")`` with "0.1 to 0.01" read gives ``Decimal("0.01")``); a replacement of a whole line
+        ("``QUANTUM = Decimal("0.1")``" by a named constant's new value) applies by the tokens it changes."""
         old_hole = self.counterparts.get(index)
         current = bound.get(f"p{old_hole}", "") if old_hole is not None else ""
-        return [(current.replace(old, new, 1), -1) for old, new in read if old and old in current and old != new]
+        values: dict[str, int] = {}
+        for pair in read:
+            for old, new in (pair, changed_tokens(*pair) or pair):
+                if old and old in current and old != new:
+                    values.setdefault(current.replace(old, new, 1), -1)
+        return list(values.items())
 
     def _bindings(self, files: Mapping[str, bytes], named: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
         """Every place the pattern matches, as the before-holes' code, named files first; test files only when

@@ -38,11 +38,12 @@ from ..run.contract_checks import (
 )
 from ..run.reproduces import reproduces
 from .edits import ADDS_FILES, Edit, edit_of, pieces_of
+from .engine_writer import MOVE, REPLACE, EngineKind
 from .generalize import Instance, Pattern, clusters
 from .macro import mined_macro
-from .move_writer import MOVE_MACRO, write_move_macro
-from .moves import Moved, moved
+from .moves import moved
 from .pieces import completed
+from .replaced import replaced
 from .shape import Shape, instance_arguments, shape_of
 from .sources import Source, read_sources
 from .writer import macro_name, write_macro
@@ -80,6 +81,9 @@ class Mined:
     """Of those, the sources that hold pieces a call could make (``edits.pieces_of``)."""
     moves: int = 0
     """Sources that move one module or package (``moves``): the move macro's candidates, not counted as unused."""
+    replacements: int = 0
+    """Sources that replace one text once in each file they change, some of them not Python, or in a way no
+    shape spans (``replaced``): the text replacement macro's candidates, not counted as unused."""
     shapes: list[Found] = field(default_factory=list)
 
     @property
@@ -111,29 +115,31 @@ def mine_sources(
 ) -> Mined:
     """Mine these sources' edits into macro folders under ``output``."""
     edits: dict[str, Edit] = {}
-    moves: list[tuple[Edit, Moved]] = []
+    kinds: dict[EngineKind, list[tuple[Edit, Call]]] = {MOVE: [], REPLACE: []}
     unused: Counter[str] = Counter()
     for source in sources:
-        edit: Edit | str | None = edit_of(source)
-        move = moved(source.before, source.after) if edit == ADDS_FILES else None
-        if move is not None:
-            moves.append((Edit(source, ()), move))
+        made = edit_of(source)
+        kind, call = _recognised(source, made)
+        if kind is not None:
+            kinds[kind].append((Edit(source, ()), call))
             continue
-        if isinstance(edit, str):
-            unused[edit] += 1
-            edit = pieces_of(source)
+        if isinstance(made, str):
+            unused[made] += 1
+        edit = pieces_of(source) if isinstance(made, str) else made
         if edit is not None:
             edits[source.task.id] = edit
     in_part = sum(e.partial for e in edits.values())
     say(
         f"granularity macros mine: {len(sources)} sources, {len(edits) - in_part} of them calls of one shape, "
-        f"{in_part} more with pieces of a larger change, {len(moves)} module moves"
+        f"{in_part} more with pieces of a larger change, {len(kinds[MOVE])} module moves, "
+        f"{len(kinds[REPLACE])} text replacements"
     )
-    mined = Mined(len(sources), dict(sorted(unused.items())), in_part, len(moves))
+    mined = Mined(len(sources), dict(sorted(unused.items())), in_part, len(kinds[MOVE]), len(kinds[REPLACE]))
     output.mkdir(parents=True, exist_ok=True)
-    if moves:
-        mined.shapes.append(_moves_proved(moves, output, sandbox, min_support))
-        say(f"  {MOVE_MACRO} ({len(moves)} tasks): {mined.shapes[-1].reason or 'kept'}")
+    for kind, found_of_kind in kinds.items():
+        if found_of_kind:
+            mined.shapes.append(_kind_proved(kind, found_of_kind, output, sandbox, min_support))
+            say(f"  {kind.name} ({len(found_of_kind)} tasks): {mined.shapes[-1].reason or 'kept'}")
     for pattern, group in clusters([site.instance for e in edits.values() for site in e.sites]):
         shape = shape_of(pattern)
         tasks = sorted({i.task for i in group})
@@ -186,21 +192,33 @@ def _proved(
     return _screened(found, stem, partial(write_macro, stem, shape), edits, calls, usable, sandbox, min_support)
 
 
-def _moves_proved(moves: list[tuple[Edit, Moved]], output: Path, sandbox: Sandbox, min_support: int) -> Found:
-    """The module moves as one macro (``moves``), proved like a shape: each source reproduced, the contract
-    checked; kept only when at least ``min_support`` of them are."""
-    edits = [e for e, _ in moves]
-    calls = [[m.call()] for _, m in moves]
+def _recognised(source: Source, edit: Edit | str) -> tuple[EngineKind | None, Call]:
+    """The change kind an engine carries out that the source's change is, with its call: a module move, or a
+    text replacement where no shape takes the change whole (it is not Python, or not one shape's calls)."""
+    if edit == ADDS_FILES:
+        move = moved(source.before, source.after)
+        return (MOVE, move.call()) if move is not None else (None, {})
+    changed = [p for p in source.before if source.before[p] != source.after.get(p)]
+    if isinstance(edit, str) or any(not p.endswith(".py") for p in changed):
+        text = replaced(source.before, source.after)
+        return (REPLACE, text.call()) if text is not None else (None, {})
+    return None, {}
+
+
+def _kind_proved(
+    kind: EngineKind, found_of_kind: list[tuple[Edit, Call]], output: Path, sandbox: Sandbox, min_support: int
+) -> Found:
+    """The sources of one recognised kind as one macro, proved like a shape: each source reproduced, the
+    contract checked; kept only when at least ``min_support`` of them are."""
+    edits = [e for e, _ in found_of_kind]
+    calls = [[c] for _, c in found_of_kind]
     tasks = sorted(e.source.task.id for e in edits)
-    found = Found("a module or package at `{source}`", "moved to `{destination}`, its references rewritten", tasks)
-    found = replace(found, name=MOVE_MACRO)
+    found = Found(kind.before, kind.after, tasks, kind.name)
     if len(tasks) < min_support:
         return replace(found, reason=f"supported by {len(tasks)} task(s), fewer than {min_support}")
-    stem = output / STAGING / MOVE_MACRO.replace("_", "-")
-    write_move_macro(stem, edits, calls)
-    return _screened(
-        found, stem, partial(write_move_macro, stem), edits, calls, list(enumerate(edits)), sandbox, min_support
-    )
+    stem = output / STAGING / kind.name.replace("_", "-")
+    kind.write(stem, edits, calls)
+    return _screened(found, stem, partial(kind.write, stem), edits, calls, list(enumerate(edits)), sandbox, min_support)
 
 
 def _screened(
