@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import yaml
+
+from pytest_granularity import cli
+from pytest_granularity.core.tasks import load_task
+from pytest_granularity.evolution.measure import Attempt, attempt
+from pytest_granularity.macros import MacroRegistry
+from pytest_granularity.process.sandbox import select
 
 CONFIG = "RETRIES = 3\nTIMEOUT = 10\nLIMIT = 100\n\n\ndef allowed(items):\n    return len(items) >= LIMIT\n"
 OWN_TESTS = (
@@ -69,3 +78,19 @@ def write_tasks(root: Path) -> Path:
     added = write_task(root, "new-module", "Add app/extra.py.", CONFIG, "True")
     (added / "solution" / "app" / "extra.py").write_text("X = 1\n")
     return root
+
+
+def mine_history(root: Path, write: Callable[[Path, str], Path], task_ids: Iterable[str]) -> dict[str, Any]:
+    """The tasks ``write`` makes under ``root/history`` mined into ``root/macros``: its ``mined-macros.json``."""
+    for task_id in task_ids:
+        write(root / "history", task_id)
+    out = root / "macros"
+    assert cli.main(["macros", "mine", str(root / "history"), "-o", str(out), "--sandbox", "none"]) == 0
+    summary: dict[str, Any] = json.loads((out / "mined-macros.json").read_text())
+    return summary
+
+
+def attempt_later(root: Path, write: Callable[[Path, str], Path], task_id: str) -> Attempt:
+    """A later task, not mined, attempted with the macros ``mine_history`` kept in ``root/macros`` alone."""
+    task = load_task(write(root / "later", task_id) / "task.yaml")
+    return attempt(task, MacroRegistry.load([root / "macros"], builtin=False), select("none"))

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
+from evolution_tasks import attempt_later, mine_history
 
-from pytest_granularity import cli
-from pytest_granularity.core.tasks import load_task
 from pytest_granularity.evolution.engine_writer import MOVE
-from pytest_granularity.evolution.measure import attempt
 from pytest_granularity.evolution.moves import Moved, moved, pieces
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.process.sandbox import select
 
 PROJECT = {
     "app/__init__.py": "",
@@ -97,11 +93,7 @@ def test_a_package_moved_is_recognised_and_an_unrelated_file_is_not() -> None:
 @pytest.fixture(scope="module")
 def mined(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     root = tmp_path_factory.mktemp("moves")
-    for task_id in ("move-util", "move-text"):
-        _write_move_task(root / "history", task_id)
-    out = root / "macros"
-    assert cli.main(["macros", "mine", str(root / "history"), "-o", str(out), "--sandbox", "none"]) == 0
-    return root, json.loads((out / "mined-macros.json").read_text())
+    return root, mine_history(root, _write_move_task, ("move-util", "move-text"))
 
 
 def test_two_moves_in_a_history_give_a_move_macro_proved_on_both(mined) -> None:
@@ -116,15 +108,10 @@ def test_two_moves_in_a_history_give_a_move_macro_proved_on_both(mined) -> None:
 
 def test_the_mined_move_solves_a_later_move_alone(mined) -> None:
     root, _ = mined
-    task = load_task(_write_move_task(root / "later", "move-dates") / "task.yaml")
-    registry = MacroRegistry.load([root / "macros"], builtin=False)
-    result = attempt(task, registry, select("none"))
+    result = attempt_later(root, _write_move_task, "move-dates")
     assert (result.solved, result.macro, result.harmful, result.coverage) == (True, MOVE.name, False, 1.0)
 
 
 def test_one_move_is_an_anecdote(tmp_path: Path) -> None:
-    _write_move_task(tmp_path / "history", "move-util")
-    out = tmp_path / "macros"
-    assert cli.main(["macros", "mine", str(tmp_path / "history"), "-o", str(out), "--sandbox", "none"]) == 0
-    (found,) = json.loads((out / "mined-macros.json").read_text())["shapes"]
+    (found,) = mine_history(tmp_path, _write_move_task, ["move-util"])["shapes"]
     assert not found["kept"] and found["reason"] == "supported by 1 task(s), fewer than 2"

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
+from evolution_tasks import attempt_later, mine_history
 
-from pytest_granularity import cli
-from pytest_granularity.core.tasks import load_task
 from pytest_granularity.evolution.engine_writer import REPLACE
-from pytest_granularity.evolution.measure import attempt
 from pytest_granularity.evolution.replaced import Replaced, changed_tokens, derive_arguments, pieces, replaced
 from pytest_granularity.macros import MacroRegistry
-from pytest_granularity.process.sandbox import select
 
 PROJECT = {
     "app/__init__.py": '__version__ = "1.2.0"\n',
@@ -120,11 +116,7 @@ def test_a_stated_replacement_that_leaves_the_text_in_a_named_file_is_not_derive
 @pytest.fixture(scope="module")
 def mined(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     root = tmp_path_factory.mktemp("replacements")
-    for task_id in ("fix-usd", "fix-chf"):
-        _write_task(root / "history", task_id)
-    out = root / "macros"
-    assert cli.main(["macros", "mine", str(root / "history"), "-o", str(out), "--sandbox", "none"]) == 0
-    return root, json.loads((out / "mined-macros.json").read_text())
+    return root, mine_history(root, _write_task, ("fix-usd", "fix-chf"))
 
 
 def test_two_replacements_in_a_history_give_a_macro_proved_on_both(mined) -> None:
@@ -138,7 +130,5 @@ def test_two_replacements_in_a_history_give_a_macro_proved_on_both(mined) -> Non
 
 def test_the_mined_replacement_solves_a_later_one_alone(mined) -> None:
     root, _ = mined
-    task = load_task(_write_task(root / "later", "fix-gbp") / "task.yaml")
-    registry = MacroRegistry.load([root / "macros"], builtin=False)
-    result = attempt(task, registry, select("none"))
+    result = attempt_later(root, _write_task, "fix-gbp")
     assert (result.solved, result.macro, result.harmful, result.coverage) == (True, REPLACE.name, False, 1.0)
