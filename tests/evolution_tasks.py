@@ -94,3 +94,8 @@ def attempt_later(root: Path, write: Callable[[Path, str], Path], task_id: str) 
     """A later task, not mined, attempted with the macros ``mine_history`` kept in ``root/macros`` alone."""
     task = load_task(write(root / "later", task_id) / "task.yaml")
     return attempt(task, MacroRegistry.load([root / "macros"], builtin=False), select("none"))
+
+
+def as_bytes(files: dict[str, str]) -> dict[str, bytes]:
+    """A project's files as a source's ``before`` and ``after`` hold them."""
+    return {path: text.encode() for path, text in files.items()}

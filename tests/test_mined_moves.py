@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from evolution_tasks import attempt_later, mine_history
+from evolution_tasks import as_bytes, attempt_later, mine_history
 
 from pytest_granularity.evolution.engine_writer import MOVE
 from pytest_granularity.evolution.moves import Moved, moved, pieces
@@ -67,12 +67,8 @@ def _write_move_task(root: Path, task_id: str) -> Path:
     return folder
 
 
-def _files(mapping: dict[str, str]) -> dict[str, bytes]:
-    return {k: v.encode() for k, v in mapping.items()}
-
-
-def test_a_module_moved_is_recognised_from_the_files() -> None:
-    before = _files(PROJECT)
+def test_a_module_moved_is_recognised_from_theas_bytes() -> None:
+    before = as_bytes(PROJECT)
     after = {**before, "app/helpers/util.py": before["app/util.py"], "app/helpers/__init__.py": b""}
     del after["app/util.py"]
     assert moved(before, after) == Moved("app/util.py", "app/helpers/util.py"), "into a new package"
@@ -81,7 +77,7 @@ def test_a_module_moved_is_recognised_from_the_files() -> None:
 
 
 def test_a_package_moved_is_recognised_and_an_unrelated_file_is_not() -> None:
-    before = _files(PROJECT)
+    before = as_bytes(PROJECT)
     package = {f"lib/{k[4:]}": v for k, v in before.items() if k.startswith("app/")}
     after = {**{k: v for k, v in before.items() if not k.startswith("app/")}, **package}
     assert moved(before, after) == Moved("app", "lib")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from evolution_tasks import attempt_later, mine_history
+from evolution_tasks import as_bytes, attempt_later, mine_history
 
 from pytest_granularity.evolution.engine_writer import REPLACE
 from pytest_granularity.evolution.replaced import Replaced, changed_tokens, derive_arguments, pieces, replaced
@@ -56,12 +56,8 @@ def _write_task(root: Path, task_id: str) -> Path:
     return folder
 
 
-def _files(mapping: dict[str, str]) -> dict[str, bytes]:
-    return {k: v.encode() for k, v in mapping.items()}
-
-
 def test_one_text_replaced_in_files_of_any_kind_is_recognised() -> None:
-    before = _files(PROJECT)
+    before = as_bytes(PROJECT)
     after = {**before, **{p: before[p].replace(b"1.2.0", b"1.3.0") for p in ("app/__init__.py", "README.md")}}
     assert replaced(before, after) == Replaced(("README.md", "app/__init__.py"), "1.2.0", "1.3.0")
     assert pieces(before, after) == [{"files": ["README.md", "app/__init__.py"], "old": "1.2.0", "new": "1.3.0"}]
@@ -78,7 +74,7 @@ def test_a_lone_file_replaces_its_line_where_the_token_recurs() -> None:
 
 
 def test_changes_that_are_not_one_replacement_are_refused() -> None:
-    before = _files(PROJECT)
+    before = as_bytes(PROJECT)
     assert replaced(before, before) is None, "no change"
     both = {**before, "README.md": before["README.md"].replace(b"0.92", b"0.93").replace(b"1.2.0", b"1.3.0")}
     assert replaced(before, both) is None, "two edits in one file"
@@ -100,14 +96,14 @@ def test_changed_tokens_of_a_whole_line() -> None:
 
 
 def test_only_stated_replacements_are_derived() -> None:
-    files = _files(PROJECT)
+    files = as_bytes(PROJECT)
     stated = "The GBP rate was typed as 1.17 instead of 1.18 in rates.json and README.md."
     assert derive_arguments(stated, files)[0] == {"files": ["rates.json", "README.md"], "old": "1.17", "new": "1.18"}
     assert derive_arguments("Rates in rates.json look odd: 1.17 and 1.18 appear in reports.", files) == []
 
 
 def test_a_stated_replacement_that_leaves_the_text_in_a_named_file_is_not_derived() -> None:
-    files = _files({"app/core.py": "def stem(w):\n    return w\n", "app/use.py": "x = stem('a') + stem('b')\n"})
+    files = as_bytes({"app/core.py": "def stem(w):\n    return w\n", "app/use.py": "x = stem('a') + stem('b')\n"})
     prompt = "Rename `stem` to `stem_word` everywhere: app/core.py and app/use.py."
     assert derive_arguments(prompt, files) == [], "the name stays in app/use.py: a rename only begun"
     assert derive_arguments("Rename `stem` to `stem_word` in app/core.py.", files)[0]["files"] == ["app/core.py"]
