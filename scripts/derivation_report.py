@@ -30,7 +30,7 @@ from typing import Any
 
 from pytest_granularity.core.tasks import Task, find_task_files, load_task
 from pytest_granularity.core.workspace import Workspace
-from pytest_granularity.evolution.replaced import common_ends
+from pytest_granularity.evolution.differing import common_ends
 from pytest_granularity.macros import MacroRegistry
 from pytest_granularity.macros.suggestions import suggested_calls
 

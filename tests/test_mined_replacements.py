@@ -8,8 +8,9 @@ import pytest
 import yaml
 from evolution_tasks import as_bytes, attempt_later, mine_history
 
+from pytest_granularity.evolution.differing import changed_tokens
 from pytest_granularity.evolution.engine_writer import REPLACE
-from pytest_granularity.evolution.replaced import Replaced, changed_tokens, derive_arguments, pieces, replaced
+from pytest_granularity.evolution.replaced import Replaced, derive_arguments, pieces, replaced
 from pytest_granularity.macros import MacroRegistry
 
 PROJECT = {

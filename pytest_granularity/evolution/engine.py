@@ -27,8 +27,8 @@ from ..macros.derivation.replacements import Replacement, prompt_values, ranked_
 from ..macros.in_turn import made_in_turn
 from ..macros.kit import existing_file
 from .covering import validation_tests
+from .differing import changed_tokens
 from .edits import changed_python, text
-from .replaced import changed_tokens
 from .rewrites import file_rewrites
 from .shape import Shape, code_of, fill, parse_unit
 from .trees import ReplaceNodes, Tree, parse_expression, parse_module, tree_of
